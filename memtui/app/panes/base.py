@@ -27,17 +27,6 @@ if TYPE_CHECKING:
 
 ResultType = TypeVar("ResultType")
 
-FORM_BINDINGS: list[BindingType] = [
-    Binding("tab", "next_field(1)", "next field", show=False,
-            tooltip="Next field (never a button: typing stays in the fields)", id="form.next"),
-    Binding("shift+tab", "next_field(-1)", "previous field", show=False,
-            tooltip="Previous field", id="form.previous"),
-    Binding("escape", "leave_form", "leave form", show=False,
-            tooltip="Leave the form (then 0–9 and tab switch panes)", id="form.leave"),
-]
-"""Keys of the panes that are forms (Profile, Settings): tab moves between fields."""
-
-
 DETAIL_BINDINGS: list[BindingType] = [
     Binding("J", "scroll_detail(1)", "detail↓",
             tooltip="Scroll the details below the list down (half their height)",
@@ -240,7 +229,15 @@ class FormPane(Pane):
     """A pane that is a form (Profile, Settings): tab moves between fields, escape leaves
     the form (the CSS is what every form shares)."""
 
-    BINDINGS: ClassVar[list[BindingType]] = [*FORM_BINDINGS]
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("tab", "next_field(1)", "next field", show=False,
+                tooltip="Next field (never a button: typing stays in the fields)",
+                id="form.next"),
+        Binding("shift+tab", "next_field(-1)", "previous field", show=False,
+                tooltip="Previous field", id="form.previous"),
+        Binding("escape", "leave_form", "leave form", show=False,
+                tooltip="Leave the form (then 0–9 and tab switch panes)", id="form.leave"),
+    ]
     FIELDS: ClassVar[str] = "Input, TextArea, Checkbox, Select"
     """What tab moves between: the fields, never a button (letters typed after a tab
     would press it, or reach the app's keys)."""

@@ -1,6 +1,5 @@
-"""The Bundles pane (read-only): the document bundles agents write through the service
-(``project:<id>``, the user's ``schedule:<name>``), one row per document, the selected
-document below; ``c`` copies it."""
+"""The Bundles pane (read-only): the documents agents write through the service
+(``project:<id>``, the user's ``schedule:<name>``); ``c`` copies the selected one."""
 
 from __future__ import annotations
 

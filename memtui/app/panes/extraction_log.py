@@ -1,8 +1,5 @@
-"""The Extraction log pane: one row per task of the user, why it was or was not remembered.
-
-Enter opens the task (goal, times, result excerpt); ``m`` opens the memory it made; ``r`` /
-``R`` (app keys) run a round now, with or without force.
-"""
+"""The Extraction log pane: one row per task of the user, why it was or was not remembered;
+enter opens the task, ``m`` the memory it made."""
 
 from __future__ import annotations
 

@@ -1,13 +1,9 @@
-"""The History pane: the selected memory's supersede chain, oldest to newest.
-
-Restore a version (a new version with that text replaces the current one: history is kept),
-open any version's detail, forget the whole chain.
-"""
+"""The History pane: the selected memory's supersede chain, oldest to newest; restore a
+version (as a new version), open any version's detail, forget the whole chain."""
 
 from __future__ import annotations
 
 from typing import ClassVar
-from zoneinfo import ZoneInfo
 
 from rich.console import RenderableType
 from rich.text import Text
@@ -23,18 +19,6 @@ from memtui.textsafe import one_line
 
 EMPTY_TEXT = ("No memory selected — pick one in the User or Project pane and press h "
               "(or just come back here).")
-
-
-def version_row(number: int, memory: Memory, width: int, tz: ZoneInfo) -> Text:
-    """One version: number, when, source, author, state, text."""
-    state = "current" if memory.status == "active" else "old"
-    row = Text(no_wrap=True, overflow="ellipsis")
-    row.append(f"v{number:<3}", style="bold" if state == "current" else "")
-    row.append(f"{local_time(memory.created_at, tz, with_year=False):<12}", style="dim")
-    row.append(f"{memory.source:<7}{memory.owner[:10]:<11}{state:<8}", style="dim")
-    row.append(one_line(memory.content))
-    row.truncate(width, overflow="ellipsis")
-    return row
 
 
 class HistoryPane(ListPane[ItemList[Memory]]):
@@ -70,8 +54,17 @@ class HistoryPane(ListPane[ItemList[Memory]]):
         self.watch(self.app, "selected_memory_id", lambda: moved(False), init=False)
 
     def _row(self, memory: Memory, width: int) -> Text:
+        """One version: number, when, source, author, state, text."""
         number = self.versions.index(memory) + 1 if memory in self.versions else 0
-        return version_row(number, memory, width, self.memtui.tz)
+        state = "current" if memory.status == "active" else "old"
+        row = Text(no_wrap=True, overflow="ellipsis")
+        row.append(f"v{number:<3}", style="bold" if state == "current" else "")
+        row.append(f"{local_time(memory.created_at, self.memtui.tz, with_year=False):<12}",
+                   style="dim")
+        row.append(f"{memory.source:<7}{memory.owner[:10]:<11}{state:<8}", style="dim")
+        row.append(one_line(memory.content))
+        row.truncate(width, overflow="ellipsis")
+        return row
 
     def selected_memory(self) -> Memory | None:
         """The version under the cursor."""

@@ -1,6 +1,5 @@
-"""``ListPane``: a pane whose main part is one list (Bundles, Codex, History, Inbox, Log):
-a title line, the list (id ``<PANE_ID>-list``), and the selected row's details below it. The
-list is what gets focus when the pane is shown; moving its cursor shows the selected row."""
+"""``ListPane``: a title line, one list (id ``<PANE_ID>-list``, focused when the pane is
+shown) and the selected row's details below it."""
 
 from __future__ import annotations
 

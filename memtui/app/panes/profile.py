@@ -1,8 +1,5 @@
-"""The Profile pane: display name, time zone, preferences (a JSON object).
-
-Saving goes through the engine, which refuses unknown time zones and preference keys that
-name a secret; the error shows under the form and everything typed stays.
-"""
+"""The Profile pane: display name, time zone, preferences (a JSON object); a refused save
+says why under the form and everything typed stays."""
 
 from __future__ import annotations
 

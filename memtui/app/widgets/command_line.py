@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, cast
 
 from textual.binding import Binding
@@ -83,9 +84,8 @@ class CommandLine(Input):
             self.value = suggestion
             self.cursor_position = len(self.value)
 
+    @dataclass
     class Closed(Message):
         """The command line was closed without running anything."""
 
-        def __init__(self, command_line: CommandLine) -> None:
-            super().__init__()
-            self.command_line = command_line
+        command_line: CommandLine

@@ -4,6 +4,7 @@ shows a small in-memory list (a history chain, agents' entries)."""
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import ClassVar, Generic, TypeVar
 
 from rich.segment import Segment
@@ -28,18 +29,12 @@ CURSOR_MARK = "›"
 """Drawn in the first column of the cursor row, so it shows without color (NO_COLOR)."""
 
 
+@dataclass
 class RowMessage(Message):
     """A message about one row of a list: the list that sent it and the row's index."""
 
-    def __init__(self, line_list: LineList, index: int) -> None:
-        super().__init__()
-        self.line_list = line_list
-        self.index = index
-
-    @property
-    def control(self) -> LineList:
-        """The list that sent the message."""
-        return self.line_list
+    line_list: LineList
+    index: int
 
 
 ROW_LEAD_CELLS = 2

@@ -1,14 +1,13 @@
 """``MemoryList``: a memory list of any size, drawn line by line, paged in from the store by
 one long-lived loader thread (``ListLoading``); a key's rows and its echo are painted in one
-frame (``PaintHold``), and only rows that look different are drawn again (``RowLook``).
-"""
+frame (``PaintHold``), and only rows that look different are drawn again (``RowLook``)."""
 
 from __future__ import annotations
 
 import re
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from itertools import groupby
 from typing import TYPE_CHECKING, Any
 from zoneinfo import ZoneInfo
@@ -121,25 +120,22 @@ class MemoryList(PagedLineList[Memory]):
                 tooltip="Clear the marks", id="memory.clear_marks"),
     ]
 
+    @dataclass
     class Loaded(Message):
         """A load's source was read (internal); ``painted`` is set once its frame is."""
 
-        def __init__(self, generation: int, source: PagedSource, anchor: Anchor | None,
-                     painted: threading.Event | None = None) -> None:
-            super().__init__()
-            self.generation = generation
-            self.source = source
-            self.anchor = anchor
-            self.painted = painted or threading.Event()
+        generation: int
+        source: PagedSource
+        anchor: Anchor | None
+        painted: threading.Event = field(default_factory=threading.Event)
 
+    @dataclass
     class Counted(Message):
         """A load's rows were counted (internal; ``capped``: at least ``count``)."""
 
-        def __init__(self, generation: int, count: int, capped: bool = False) -> None:
-            super().__init__()
-            self.generation = generation
-            self.count = count
-            self.capped = capped
+        generation: int
+        count: int
+        capped: bool = False
 
     LoadFailed = PagedLineList.PagesFailed
 

@@ -1,7 +1,6 @@
 """One memory as one row of a list: as a ``rich.text.Text`` (``memory_row``), and the same
 cells drawn straight to segments (``memory_row_segments``, much faster: what the list paints,
-except for a row narrower than its fixed columns).
-"""
+except for a row narrower than its fixed columns)."""
 
 from __future__ import annotations
 

@@ -1,10 +1,10 @@
 """``PagedLineList``: rows drawn from a ``KeysetPages`` source, pages prefetched around the
 visible rows, and far pages read by a worker (``_fetch_far``, which posts ``PagesFetched`` or
-``PagesFailed``). The base of ``MemoryList`` and ``LogList``.
-"""
+``PagesFailed``). The base of ``MemoryList`` and ``LogList``."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
 from textual import work
@@ -26,21 +26,19 @@ class PagedLineList(LineList, Generic[R]):
     """A ``LineList`` whose rows come from a ``KeysetPages`` source (``source``; a new load
     bumps ``_generation`` and clears ``_pending``)."""
 
+    @dataclass
     class PagesFetched(Message):
         """A worker read far pages (internal)."""
 
-        def __init__(self, generation: int, pages: dict[int, list[Any]]) -> None:
-            super().__init__()
-            self.generation = generation
-            self.pages = pages
+        generation: int
+        pages: dict[int, list[Any]]
 
+    @dataclass
     class PagesFailed(Message):
         """Reading far pages failed; ``error`` says why in words (internal)."""
 
-        def __init__(self, generation: int, error: str) -> None:
-            super().__init__()
-            self.generation = generation
-            self.error = error
+        generation: int
+        error: str
 
     def __init__(self, *, name: str | None = None, id: str | None = None,
                  classes: str | None = None) -> None:

@@ -1,7 +1,6 @@
 """``PagedSource``: one memory list (a checked filter), read from the store page by page: a
 page next to a cached one by keyset (an index seek), any other by position from the nearer
-end. No Textual here; one instance is filled by one thread at a time.
-"""
+end. No Textual here; one instance is filled by one thread at a time."""
 
 from __future__ import annotations
 

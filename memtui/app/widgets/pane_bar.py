@@ -1,11 +1,11 @@
 """The pane bar: one line naming every pane (``1 Profile  2 User …``), the shown one marked,
 drawn as text (Textual's ``Tabs`` builds a widget per tab). A click on a name posts
-``Selected``; names that do not fit are cut around the shown pane, marked ``‹``/``›``.
-"""
+``Selected``; names that do not fit are cut around the shown pane, marked ``‹``/``›``."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import NamedTuple
 
 from rich.style import Style
@@ -66,12 +66,11 @@ class PaneBar(ClickableLine[str]):
     active: reactive[str] = reactive("", layout=False)
     """The id of the pane shown."""
 
+    @dataclass
     class Selected(Message):
         """A pane's name was clicked."""
 
-        def __init__(self, pane_id: str) -> None:
-            super().__init__()
-            self.pane_id = pane_id
+        pane_id: str
 
     def __init__(self, labels: Sequence[PaneLabel], active: str, *,
                  id: str | None = None) -> None:

@@ -1,8 +1,7 @@
 """``SearchBox``: the memory panes' search input, which never lays the screen out per key
 (``Input`` does, for its ``virtual_size``) and hands each new text straight to its pane.
 The typed text is drawn straight from ``rich.text.Text``; other cases (placeholder,
-suggestion, password, tabs) are drawn by ``Input`` itself.
-"""
+suggestion, password, tabs) are drawn by ``Input`` itself."""
 
 from __future__ import annotations
 

@@ -1,6 +1,5 @@
 """``TextView``: a ``Static`` showing a ``rich.text.Text`` that asks for a layout only when
-its height may change (``Static.update`` lays the whole screen out again by default).
-"""
+its height may change (``Static.update`` lays the whole screen out again by default)."""
 
 from __future__ import annotations
 
