@@ -185,8 +185,6 @@ class AgentsPane(ListPane[ItemList["AgentRow"]]):
         config = self.memtui.config
         return config.claude_home, config.gemini_home, config.codex_home
 
-    # ---- reading (a thread job, then its handler) --------------------------------------
-
     def refresh_data(self) -> None:
         """Read every agent home again in a worker (read-only)."""
         super().refresh_data()
@@ -260,8 +258,6 @@ class AgentsPane(ListPane[ItemList["AgentRow"]]):
                              f"{'s' if len(entries.problems) > 1 else ''}", style="yellow")
         title.append(" · esc back to the rows", style="dim")
         return title
-
-    # ---- rows and details ------------------------------------------------------------
 
     def _row(self, row: AgentRow, width: int) -> Text:
         text = Text(no_wrap=True, overflow="ellipsis")
@@ -400,8 +396,6 @@ class AgentsPane(ListPane[ItemList["AgentRow"]]):
         path = row.memory_dir or row.project if row is not None else None
         return ("memory folder", path) if path else None
 
-    # ---- a row's entries ------------------------------------------------------------
-
     def _open_row(self, row: AgentRow) -> None:
         """List ``row``'s entries (read in a worker)."""
         if row.agent not in AGENTS_WITH_ENTRIES:
@@ -493,8 +487,6 @@ class AgentsPane(ListPane[ItemList["AgentRow"]]):
                           at_line=False)
         return text
 
-    # ---- writes: plan (worker) -> confirm -> write (worker) ---------------------------
-
     def action_row_write(self, action: str, extra: bool = False) -> None:
         """``x`` repairs the selected row's index, ``s`` redacts its files' secrets, ``m``
         switches the agent's auto memory, ``p`` / ``D`` apply or dismiss its first inbox
@@ -573,8 +565,6 @@ class AgentsPane(ListPane[ItemList["AgentRow"]]):
             self.memtui.say(f"Done: {one_line(done, 200)}")
         # every pane reads again (this one keeps a row's entries open); the inbox is recounted
         self.memtui.store_changed()
-
-    # ---- entry writes: plan (worker) -> confirm -> write (worker) ----------------------
 
     def _chosen_entry(self, action: str) -> tuple[AgentRow, MemoryEntry] | None:
         """The opened row and its selected entry (on the rows: list the row's entries)."""

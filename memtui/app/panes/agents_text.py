@@ -102,9 +102,6 @@ def problem_lines(text: Text, problems: Sequence[Problem], folder: str | None, m
                     f"{one_line(tilde(problem.reason), 2 * TEXT_CHARS)}\n", style="yellow")
 
 
-# ---- a row's entries ----------------------------------------------------------------------
-
-
 def entry_flags(entry: MemoryEntry) -> list[tuple[str, str]]:
     """(word, style) of what is notable about an entry: a link that leads nowhere, a topic
     the index does not list or lists past the load limit, secrets."""
@@ -191,9 +188,6 @@ def editor_context(row: AgentRow, entry: MemoryEntry, source: EditSource) -> str
     if source.secrets:
         context += f" · secrets ({', '.join(source.secrets)}) shown as [REDACTED]"
     return context + " · redacted on save; the diff shows before anything is written"
-
-
-# ---- confirms -----------------------------------------------------------------------------
 
 
 def plan_lines(plan: WritePlan, width: int, room: int, base: str | None = None) -> list[Text]:

@@ -69,6 +69,8 @@ class Pane(Vertical):
     """Whether this is the pane on screen (the app sets it when it switches panes)."""
     write_refusal: str | None = None
     """Why the user may not write what the pane shows (None: writes allowed)."""
+    WRITE_ACTIONS: ClassVar[frozenset[str]] = frozenset()
+    """The pane's actions that write: not offered while ``write_refusal`` is set."""
 
     def __init__(self) -> None:
         super().__init__(id=f"pane-{self.PANE_ID}", classes="pane")
@@ -158,7 +160,7 @@ class Pane(Vertical):
     def offers(self, action: str) -> bool:
         """Whether the key bar offers ``action`` here: a write the user's role does not
         allow is not offered (its key still answers, saying why)."""
-        return True
+        return action not in self.WRITE_ACTIONS or self.write_refusal is None
 
     def unsaved_changes(self) -> bool:
         """Whether the pane holds edits that are not saved (the forms)."""
@@ -171,8 +173,6 @@ class Pane(Vertical):
 
     def discard_changes(self) -> None:
         """Drop the unsaved edits: show what is stored."""
-
-    # ---- what the palette and /memory ask of the pane on screen ---------------------
 
     def show_detail(self, memory_id: str) -> None:
         """A memory's detail view (``enter``)."""

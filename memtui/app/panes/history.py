@@ -26,6 +26,7 @@ class HistoryPane(ListPane[ItemList[Memory]]):
 
     PANE_ID = "history"
     COPY_LABEL = "version"
+    WRITE_ACTIONS = frozenset({"restore", "forget_chain"})
     TITLE = "History"
     EMPTY_TEXT = EMPTY_TEXT
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -74,10 +75,6 @@ class HistoryPane(ListPane[ItemList[Memory]]):
         """The current (active) version of the chain."""
         active = [m for m in self.versions if m.status == "active"]
         return active[-1] if active else (self.versions[-1] if self.versions else None)
-
-    def offers(self, action: str) -> bool:
-        """Restore and forget are offered only where the user's role allows writes."""
-        return action not in ("restore", "forget_chain") or self.write_refusal is None
 
     def refresh_data(self) -> None:
         """Read the chain of the selected memory again (the cursor stays on its version)."""

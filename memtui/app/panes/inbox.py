@@ -77,8 +77,6 @@ class InboxPane(ListPane[ItemList[InboxEntry]]):
         self.review_on = False
         self.loaded = False
 
-    # ---- parts --------------------------------------------------------------------------
-
     def current(self) -> InboxEntry | None:
         """The row under the cursor."""
         return self.item_list.current()
@@ -122,8 +120,6 @@ class InboxPane(ListPane[ItemList[InboxEntry]]):
             row.append("  read only", style="dim italic")
         row.truncate(width, overflow="ellipsis")
         return row
-
-    # ---- data ---------------------------------------------------------------------------
 
     def refresh_data(self) -> None:
         """Read the inbox again in a worker (the cursor stays on the same row)."""
@@ -202,8 +198,6 @@ class InboxPane(ListPane[ItemList[InboxEntry]]):
             self.memtui.inbox_sources.named(entry.origin).detail(entry, self.memtui.tz),
             copy_text=entry.text))
 
-    # ---- marks --------------------------------------------------------------------------
-
     def action_toggle_mark(self) -> None:
         """Mark or unmark the selected row, then move down."""
         entry = self.current()
@@ -225,8 +219,6 @@ class InboxPane(ListPane[ItemList[InboxEntry]]):
         self.marked = marked
         self.item_list.refresh()
         self._update_title()
-
-    # ---- decisions ----------------------------------------------------------------------
 
     def _actionable(self, entries: list[InboxEntry]) -> list[InboxEntry] | None:
         if not entries:

@@ -93,9 +93,7 @@ class MemoriesPane(Pane):
     ]
 
     NOTHING_TO_COPY = NO_SELECTION
-    WRITE_ACTIONS: ClassVar[frozenset[str]] = frozenset({"note", "add", "correct", "forget",
-                                                        "keep"})
-    """The keys that write: not offered where the user's role does not allow writes."""
+    WRITE_ACTIONS = frozenset({"note", "add", "correct", "forget", "keep"})
 
     def __init__(self) -> None:
         super().__init__()
@@ -124,8 +122,6 @@ class MemoriesPane(Pane):
         yield SearchPrompt(SEARCH_PLACEHOLDER, id=f"{self.PANE_ID}-search-prompt")
         yield self.memory_list
         yield self._preview
-
-    # ---- parts --------------------------------------------------------------------------
 
     @property
     def search_text(self) -> str:
@@ -167,8 +163,6 @@ class MemoriesPane(Pane):
         """The memory under the cursor."""
         return self.memory_list.current()
 
-    # ---- data ---------------------------------------------------------------------------
-
     def on_mount(self) -> None:
         """Set the time zone; the start pane reads its list now, not after the first frame."""
         self.memory_list.tz = self.memtui.tz
@@ -203,10 +197,6 @@ class MemoriesPane(Pane):
         """Forget position and marks (the list now shows something else)."""
         self._loaded_once = False
         self.memory_list.marked.clear()
-
-    def offers(self, action: str) -> bool:
-        """Writes are offered only where the user's role allows them."""
-        return action not in self.WRITE_ACTIONS or self.write_refusal is None
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Keep (``K``) works in the stale view only."""
@@ -359,8 +349,6 @@ class MemoriesPane(Pane):
         if stale is not None and not self.choice.stale:
             self.memory_list.set_stale(stale)
 
-    # ---- search -------------------------------------------------------------------------
-
     def _search_typed(self, text: str) -> None:
         """Search as you type, no debounce: a newer keystroke interrupts the older query,
         whose matches stay on screen until the new ones are read."""
@@ -389,8 +377,6 @@ class MemoriesPane(Pane):
             self.screen.set_focus(self.memory_list)
         elif self.memory_list.marked:
             self.memory_list.action_clear_marks()
-
-    # ---- actions ------------------------------------------------------------------------
 
     def _need_memory(self) -> Memory | None:
         memory = self.selected_memory()

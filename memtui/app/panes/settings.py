@@ -160,7 +160,7 @@ class SettingsPane(FormPane):
         """Put the stored values back in the fields."""
         for name, shown in self._shown.items():
             self.query_one(f"#set-{name}", Input).value = shown
-            self._clear_error(name)
+            self._error(name, "")
         self._show_title()
 
     def on_input_changed(self, event: Input.Changed) -> None:
@@ -188,8 +188,6 @@ class SettingsPane(FormPane):
     def focus_target(self) -> Widget | None:
         """The first switch."""
         return self.query(Checkbox).first() if self.query(Checkbox) else None
-
-    # ---- data ---------------------------------------------------------------------------
 
     def read_stored(self) -> None:
         """The stored settings."""
@@ -252,13 +250,9 @@ class SettingsPane(FormPane):
                 select.value = flag_word(getattr(task, attribute) if task else None)
             select.disabled = task is None
 
-    # ---- changes ------------------------------------------------------------------------
-
     def _error(self, name: str, message: str) -> None:
+        """Say why under the field (an empty message hides the line)."""
         self.query_one(f"#err-{name}", Static).update(Text(one_line(message), style="bold"))
-
-    def _clear_error(self, name: str) -> None:
-        self.query_one(f"#err-{name}", Static).update("")
 
     def on_checkbox_changed(self, event: Checkbox.Changed) -> None:
         """A switch applies at once."""
@@ -279,7 +273,7 @@ class SettingsPane(FormPane):
         self._apply(name, value)
 
     def _apply(self, name: str, value: Any) -> None:
-        self._clear_error(name)
+        self._error(name, "")
         if self.values.get(name) == value:  # show the stored value (as stored), unmarked
             self._shown.pop(name, None)
             self.refresh_data()
@@ -298,6 +292,6 @@ class SettingsPane(FormPane):
         if not isinstance(picker.value, str) or not isinstance(event.value, str):
             return
         name = (event.select.id or "").removeprefix("flag-")
-        self._clear_error("flags")
+        self._error("flags", "")
         self.memtui.do(task_flags(self.memtui.engine, picker.value, **{name: event.value}),
                        self)
