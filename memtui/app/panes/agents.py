@@ -1,7 +1,6 @@
 """The Agents pane: Claude Code, Gemini CLI and Codex memory on the machine, one row per
-agent and project (files, size, auto memory, the index meter, secrets, inbox patches), the
-selected row's details below; ``enter`` lists a row's entries. Every write is shown as a
-diff and confirmed first, and goes through the engine's plan and safe write."""
+agent and project; ``enter`` lists a row's entries. Every write is shown as a diff and
+confirmed first, and goes through the engine's plan and safe write."""
 
 from __future__ import annotations
 
@@ -163,8 +162,7 @@ class AgentsPane(ListPane[ItemList["AgentRow"]]):
         return self.entry_list if self.opened is not None else self.item_list
 
     def offers(self, action: str) -> bool:
-        """The entry keys are offered while a row's entries are listed, each where it
-        applies to the selected entry."""
+        """The entry keys, while a row's entries are listed, where they fit the entry."""
         if action not in self.ENTRY_ACTIONS:
             return True
         if self.opened is None:
@@ -383,8 +381,7 @@ class AgentsPane(ListPane[ItemList["AgentRow"]]):
             self._open_row(row)
 
     def copy_text(self) -> tuple[str, str] | None:
-        """The selected entry's file (an added memory: its text), else the selected row's
-        memory folder (else its project path)."""
+        """The selected entry's file (an added memory: its text), else the row's folder."""
         if self.opened is not None:
             entry = self.entry_list.current()
             if entry is None:
@@ -488,9 +485,8 @@ class AgentsPane(ListPane[ItemList["AgentRow"]]):
         return text
 
     def action_row_write(self, action: str, extra: bool = False) -> None:
-        """``x`` repairs the selected row's index, ``s`` redacts its files' secrets, ``m``
-        switches the agent's auto memory, ``p`` / ``D`` apply or dismiss its first inbox
-        patch: each shows the change to confirm first."""
+        """``x`` / ``s`` / ``m`` / ``p`` / ``D`` on the selected row (see BINDINGS): each
+        shows the change to confirm first."""
         row = self.item_list.current()
         if row is None:
             self.memtui.say("Nothing selected.", severity="warning")

@@ -48,8 +48,8 @@ class JobDone(Message):
 
 
 class Pane(Vertical):
-    """One pane of the app. Subclasses set ``PANE_ID`` and ``TITLE`` and implement
-    ``refresh_data`` (it runs while the pane is ``stale`` and ``shown``)."""
+    """One pane of the app: subclasses set ``PANE_ID`` and ``TITLE``, implement
+    ``refresh_data``."""
 
     PANE_ID: ClassVar[str] = ""
     TITLE: ClassVar[str] = ""
@@ -193,8 +193,7 @@ class Pane(Vertical):
         return True
 
     def forget_selected(self) -> None:
-        """Forget what the pane has selected, asking first (by default: the memory last
-        selected)."""
+        """Forget what the pane has selected, asking first (default: the last memory)."""
         from memtui.app.curator import Notice, forget
 
         memory_id = self.memtui.selected_memory_id
@@ -226,8 +225,7 @@ class Pane(Vertical):
 
 
 class FormPane(Pane):
-    """A pane that is a form (Profile, Settings): tab moves between fields, escape leaves
-    the form (the CSS is what every form shares)."""
+    """A pane that is a form (Profile, Settings): tab moves between fields, escape leaves."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("tab", "next_field(1)", "next field", show=False,

@@ -1,7 +1,5 @@
-"""The Codex pane (read-only): one row per thread of a Codex home; below, the selected
-thread, the database layout, why consolidation is stuck, the task groups, notes, jobs and
-problems. The home is read in a thread job, waiting briefly only (``DB_WAIT_SECONDS``) for a
-database a running Codex holds locked; curation is the command line's (``memtui codex``)."""
+"""The Codex pane (read-only): one row per thread of a Codex home, the selected thread and
+the home's diagnosis below, read in a thread job; curation is ``memtui codex``'s."""
 
 from __future__ import annotations
 
@@ -96,8 +94,7 @@ class CodexPane(ListPane[ItemList["CodexThread"]]):  # the engine type is not im
         return None if thread is None else (f"thread {thread.thread_id}", thread.thread_id)
 
     def refresh_data(self, *, reload: bool = False) -> None:
-        """Read the Codex home again (read-only) in a worker; the rows on screen stay, the
-        cursor on the same thread, until the new read is there."""
+        """Read the Codex home again in a worker (the rows on screen stay until then)."""
         super().refresh_data()
         self.reading = True
         self._update_title()

@@ -68,8 +68,7 @@ def ledger_text(ledger: dict[str, Any]) -> Text:
 
 
 def ledger_words(ledger: dict[str, Any]) -> Text:
-    """Tokens today and this month against the caps, for the title line (nothing while no
-    model was called this month)."""
+    """Tokens today and this month against the caps (nothing without calls this month)."""
     if not ledger["month"]["calls"]:
         return Text("")
     words = Text(" · model tokens ")
@@ -118,8 +117,7 @@ class ExtractionLogPane(ListPane[LogList]):
                 f"{'forced ' if entry.forced else ''}{entry.memory_id or ''}".strip())
 
     def refresh_data(self) -> None:
-        """Read the log again (paged: every row down to the very first task), keeping the
-        cursor on the same task."""
+        """Read the log again (paged), keeping the cursor on the same task."""
         super().refresh_data()
         try:
             self.item_list.show(self.memtui.engine)

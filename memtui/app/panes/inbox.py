@@ -1,7 +1,5 @@
-"""The Inbox pane: what agents wrote while review is on, waiting for a decision -- rows
-from the app's ``inbox_sources`` (memtui's pending memories, Gemini CLI's inbox patches),
-read in a thread job; rows can be marked and decided together, each decision a curator
-step."""
+"""The Inbox pane: what agents wrote while review is on, waiting for a decision (rows from
+the app's ``inbox_sources``, read in a thread job); marked rows are decided together."""
 
 from __future__ import annotations
 
@@ -244,8 +242,7 @@ class InboxPane(ListPane[ItemList[InboxEntry]]):
             self.memtui.do(inbox_decide(self.memtui.inbox_sources, "approve", entries), self)
 
     def action_reject(self) -> None:
-        """Reject the marked rows, else the selected one (asks first; a Gemini patch: dismiss
-        it)."""
+        """Reject the marked rows, else the selected one (asks; a Gemini patch: dismissed)."""
         entries = self._actionable(self.chosen())
         if entries is not None:
             self.memtui.do(inbox_decide(self.memtui.inbox_sources, "reject", entries), self)

@@ -1,7 +1,5 @@
-"""The User memories and Project memories panes: a paged list with search, filter, marks,
-and the curation keys (new, note, correct, forget, copy, history); the filter's ``stale``
-choice lists the list's stale memories (``engine.staleness``, read whole in a worker) with
-why each is stale, to keep, correct or forget."""
+"""The User memories and Project memories panes: a paged list with search, filter, marks and
+the curation keys; the filter's ``stale`` choice lists the stale memories with why."""
 
 from __future__ import annotations
 
@@ -170,8 +168,7 @@ class MemoriesPane(Pane):
             self.refresh_data(first_page_now=True)
 
     def refresh_data(self, *, first_page_now: bool = False) -> None:
-        """Read the list again (keeping cursor and scroll once it has loaded);
-        ``first_page_now``: see ``MemoryList.show``."""
+        """Read the list again (``first_page_now``: see ``MemoryList.show``)."""
         super().refresh_data()
         self.memory_list.tz = self.memtui.tz
         if self._loaded_once:
@@ -257,8 +254,7 @@ class MemoriesPane(Pane):
                                    keep_position=keep_position)
 
     def _update_title(self) -> None:
-        """The pane's name, the list's count, its filter, marks and whether it is read only
-        (not the search: the search box shows it)."""
+        """The pane's name, the list's count, filter, marks and whether it is read only."""
         memory_list = self.memory_list
         count, at_least, heading = memory_list.count, memory_list.at_least, self.heading()
         shown_for = (heading, count, at_least, self.choice, len(memory_list.marked),

@@ -178,14 +178,12 @@ class ProfilePane(FormPane):
             preferences=preferences), self)
 
     def on_written(self, message: Written) -> None:
-        """Saved: the times on screen follow its time zone, the form shows the stored
-        profile; a save asked for on leaving goes on."""
+        """Saved: the times follow its time zone; a save asked for on leaving goes on."""
         self.memtui.tz = zone(message.change.result.timezone)
         self._saved()
 
     def on_write_refused(self, message: WriteRefused) -> None:
-        """Refused: why, under the form (what was typed stays); nothing to change is no
-        refusal."""
+        """Refused: why, under the form (nothing to change is no refusal)."""
         if message.unchanged:
             self._saved()
             return

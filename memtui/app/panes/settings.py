@@ -1,6 +1,5 @@
-"""The Settings pane: the user's auto-memory settings (with defaults), and per-task flags.
-Switches apply at once, numbers and model names on Enter (a refusal shows under the field,
-what was typed stays); a set model endpoint is asked whether it answers, in a thread job."""
+"""The Settings pane: the user's auto-memory settings and per-task flags; switches apply at
+once, numbers and model names on Enter (a refusal shows under the field)."""
 
 from __future__ import annotations
 
@@ -141,8 +140,7 @@ class SettingsPane(FormPane):
         self.memtui.do(change_settings(self.memtui.engine, changes, form="settings"), self)
 
     def on_written(self, message: Written) -> None:
-        """A change this pane asked for is stored: the fields show what is stored (the
-        marks of typed fields go); a save asked for on leaving goes on."""
+        """A change this pane asked for is stored: show it; a save on leaving goes on."""
         for name in message.change.result or ():
             self._shown.pop(name, None)
         self.refresh_data()
