@@ -74,9 +74,7 @@ def ending(text: str, room: int) -> str:
 def in_folder(path: str, folder: str | None) -> str:
     """``path`` relative to ``folder`` (a memory folder) when inside it, else ``tilde``."""
     base = (folder or "").rstrip("/")
-    if base and path.startswith(base + "/"):
-        return path[len(base) + 1:]
-    return tilde(path)
+    return path[len(base) + 1:] if base and path.startswith(base + "/") else tilde(path)
 
 
 def short_reason(error: str, folder: str | None) -> str:

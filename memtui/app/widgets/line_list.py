@@ -302,9 +302,7 @@ class ItemList(LineList, Generic[T]):
 
     def current(self) -> T | None:
         """The item under the cursor."""
-        if 0 <= self._cursor < len(self._items):
-            return self._items[self._cursor]
-        return None
+        return self._items[self._cursor] if 0 <= self._cursor < len(self._items) else None
 
     def row_count(self) -> int:
         """How many items there are."""

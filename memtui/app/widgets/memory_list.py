@@ -395,9 +395,8 @@ class MemoryList(PagedLineList[Memory]):
         source = self.source
         if source is None:
             return 0
-        if source.count is not None:
-            return source.count
-        return max(source.loaded_prefix(), self.at_least or 0)
+        return source.count if source.count is not None \
+            else max(source.loaded_prefix(), self.at_least or 0)
 
     def row_text(self, index: int, width: int) -> Text | None:
         """Draw one memory as ``Text`` (``None`` while its page is being read)."""

@@ -55,9 +55,7 @@ class PagedLineList(LineList, Generic[R]):
 
     def current(self) -> R | None:
         """The row under the cursor (if its page is read)."""
-        if self.source is None or not self.row_count():
-            return None
-        return self.source.get(self._cursor)
+        return self.source.get(self._cursor) if self.source and self.row_count() else None
 
     def row_at(self, index: int) -> R | None:
         """The row at ``index``, read now when its page is cheap (else ``None``)."""

@@ -86,17 +86,12 @@ class PaneBar(ClickableLine[str]):
             self.badges[pane_id] = badge
             self.refresh()
 
-    def _names(self) -> list[str]:
-        return [f"{label.text} {self.badges[label.pane_id]}" if self.badges.get(label.pane_id)
-                else label.text for label in self.labels]
-
     def label_texts(self, width: int) -> list[str]:
         """The names as drawn: with a cell of room on both sides when that still fits."""
-        names = self._names()
+        names = [f"{label.text} {self.badges[label.pane_id]}" if self.badges.get(label.pane_id)
+                 else label.text for label in self.labels]
         padded = [f" {name} " for name in names]
-        if sum(map(len, padded)) + GAP * (len(padded) - 1) <= width:
-            return padded
-        return names
+        return padded if sum(map(len, padded)) + GAP * (len(padded) - 1) <= width else names
 
     def render(self) -> Text:
         """The names that fit, the shown one marked; remembers where each one is drawn."""

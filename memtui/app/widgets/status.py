@@ -27,9 +27,7 @@ def shorten_path(path: str, width: int) -> str:
     home = str(Path.home())
     if home != "/" and path.startswith(home + "/"):
         path = "~" + path[len(home):]
-    if len(path) <= width:
-        return path
-    return "…" + path[-max(1, width - 1):]
+    return path if len(path) <= width else "…" + path[-max(1, width - 1):]
 
 
 @dataclass(frozen=True)

@@ -20,9 +20,8 @@ class TextView(Static):
         height = self.styles.height
         if height is not None and not height.is_auto:
             return False
-        if self.size.height != 1 or "\n" in text.plain:
-            return True
-        return text.cell_len > self.content_region.width
+        return self.size.height != 1 or "\n" in text.plain \
+            or text.cell_len > self.content_region.width
 
     def show(self, text: Text) -> None:
         """Show ``text`` (nothing to do when it is already shown)."""
