@@ -31,8 +31,7 @@ class CommandSuggester(Suggester):
 
 
 class CommandLine(Input):
-    """A one-line input for ``/memory`` commands; right arrow (or tab) takes the completion,
-    Enter runs, Escape closes."""
+    """A one-line input for ``/memory`` commands: tab completes, Enter runs, Escape closes."""
 
     DEFAULT_CSS = """
     CommandLine, CommandLine:focus { height: 1; background: $surface; border: none; }
@@ -63,8 +62,7 @@ class CommandLine(Input):
         self.post_message(self.Closed(self))
 
     def on_input_submitted(self, message: Input.Submitted) -> None:
-        """Enter: run the command, closing the line; what is wrong with it is said, and
-        the line stays open."""
+        """Enter: run the command (a wrong one is said, and the line stays open)."""
         from memtui.app.commands import CommandError, parse_command, run
 
         message.stop()

@@ -1,5 +1,5 @@
 """A focusable list drawn line by line (Textual's Line API), with a cursor; ``ItemList``
-shows a small in-memory list (a history chain, agents' entries)."""
+shows a small in-memory list."""
 
 from __future__ import annotations
 
@@ -42,8 +42,8 @@ ROW_LEAD_CELLS = 2
 
 
 class LineList(ScrollView, can_focus=True):
-    """A list of one-line rows with a cursor. Subclasses implement ``row_count`` and
-    ``row_text``; the list handles scrolling, the cursor and the movement keys."""
+    """A list of one-line rows with a cursor; subclasses implement ``row_count`` and
+    ``row_text``."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("down,j", "move(1)", "down", show=False, tooltip="Cursor down", id="list.down"),
@@ -153,8 +153,7 @@ class LineList(ScrollView, can_focus=True):
             self.refresh_line(index)
 
     def update_size(self) -> None:
-        """Tell the scroll view how many rows there are: the scroll bar follows without a
-        layout."""
+        """Tell the scroll view how many rows there are (the scroll bar follows, no layout)."""
         size = Size(0, self.row_count())
         if size == self.virtual_size:
             return

@@ -1,5 +1,4 @@
-"""``LogList``: the extraction log of any length, drawn line by line, paged in from the
-store (``LogSource``: keyset pages through the engine; ``PagedLineList``)."""
+"""``LogList``: the extraction log of any length, paged in from the store (``LogSource``)."""
 
 from __future__ import annotations
 
@@ -60,8 +59,7 @@ class LogList(PagedLineList[LogEntry]):
         self.source: LogSource | None = None
 
     def show(self, engine: Engine) -> None:
-        """Read the log again: count it and read the pages around the cursor; the cursor
-        stays on the same task when it is still there, else on the same position."""
+        """Read the log again around the cursor, which stays on its task (else its row)."""
         current = self.current()
         index, top = self._cursor, round(self.scroll_y)
         height = max(1, self.size.height or 24)

@@ -1,6 +1,5 @@
 """``PagedLineList``: rows drawn from a ``KeysetPages`` source, pages prefetched around the
-visible rows, and far pages read by a worker (``_fetch_far``, which posts ``PagesFetched`` or
-``PagesFailed``). The base of ``MemoryList`` and ``LogList``."""
+visible rows and far pages read by a worker. The base of ``MemoryList`` and ``LogList``."""
 
 from __future__ import annotations
 
@@ -23,8 +22,7 @@ FAR_PAGES_GROUP = "list-far-pages"
 
 
 class PagedLineList(LineList, Generic[R]):
-    """A ``LineList`` whose rows come from a ``KeysetPages`` source (``source``; a new load
-    bumps ``_generation`` and clears ``_pending``)."""
+    """A ``LineList`` whose rows come from a ``KeysetPages`` ``source``."""
 
     @dataclass
     class PagesFetched(Message):

@@ -89,8 +89,7 @@ class KeysetPages(Generic[R]):
         return len(self._pages.get(0, ()))
 
     def first_rows(self) -> list[R]:
-        """The rows known from the top (a copy): the first page's, and the second's when it
-        follows on."""
+        """The rows known from the top (a copy): the first page's, and the second's."""
         first = self._pages.get(0, [])
         second = self._pages.get(1) if len(first) == self.page_size else None
         return [*first, *second] if second else list(first)
@@ -192,8 +191,7 @@ class KeysetPages(Generic[R]):
 
 
 class PagedSource(KeysetPages[Memory]):
-    """Rows of one memory list by position; ``flt`` must come from
-    ``engine.identity.memory_filter`` (``for_list``)."""
+    """Rows of one memory list by position (``flt`` from ``identity.memory_filter``)."""
 
     def __init__(self, engine: Engine, flt: MemoryFilter, *, page_size: int = PAGE_SIZE,
                  max_pages: int = MAX_CACHED_PAGES) -> None:

@@ -50,8 +50,7 @@ def visible_window(widths: Sequence[int], active: int, room: int) -> tuple[int, 
 
 
 class PaneBar(ClickableLine[str]):
-    """One line naming the panes; the shown one is bold and highlighted (also under
-    NO_COLOR)."""
+    """One line naming the panes; the shown one bold and highlighted (also under NO_COLOR)."""
 
     COMPONENT_CLASSES = {"pane-bar--active", "pane-bar--inactive", "pane-bar--hover",
                          "pane-bar--more"}

@@ -17,8 +17,7 @@ from memtui.app.textual_compat import input_suggestion
 
 
 class SearchBox(Input):
-    """An ``Input`` of fixed size whose new values go to ``on_typed`` (no
-    ``Input.Changed``)."""
+    """An ``Input`` of fixed size whose new values go to ``on_typed``."""
 
     virtual_size: Reactive[Size] = Reactive(Size(0, 0), layout=False)
 
