@@ -103,13 +103,9 @@ class ExtractionLogPane(ListPane[LogList]):
     def _row(self, entry: LogEntry, width: int) -> Text:
         return log_row(entry, width, self.memtui.tz)
 
-    def current(self) -> LogEntry | None:
-        """The log row under the cursor."""
-        return self.item_list.current()
-
     def copy_text(self) -> tuple[str, str] | None:
         """The selected row as a line of text."""
-        entry = self.current()
+        entry = self.item_list.current()
         if entry is None:
             return None
         return (f"log row {entry.task_id}",
@@ -139,7 +135,7 @@ class ExtractionLogPane(ListPane[LogList]):
 
     def preview(self) -> RenderableType:
         """The selected row's task."""
-        entry = self.current()
+        entry = self.item_list.current()
         if entry is None:
             return ""
         try:
@@ -157,7 +153,7 @@ class ExtractionLogPane(ListPane[LogList]):
         """The task of the selected row, in full."""
         from memtui.app.modals.text import TextModal
 
-        entry = self.current()
+        entry = self.item_list.current()
         if entry is None:
             return
         try:
@@ -182,7 +178,7 @@ class ExtractionLogPane(ListPane[LogList]):
 
     def action_open_memory(self) -> None:
         """The memory the selected row made."""
-        entry = self.current()
+        entry = self.item_list.current()
         if entry is None:
             return
         if not entry.memory_id:
