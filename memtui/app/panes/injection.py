@@ -67,9 +67,8 @@ class InjectionPane(Pane):
         super().refresh_data()
         title = self.query_one("#inject-title", Static)
         body = self.query_one("#inject-text", Static)
-        project = self.memtui.project
+        project, self.text = self.memtui.project, ""
         if project is None:
-            self.text = ""
             title.update(Text("Injection preview", style="bold"))
             body.update(Text("No current project — you are not a member of any project yet.",
                              style="dim"))
@@ -78,7 +77,6 @@ class InjectionPane(Pane):
         try:
             result = self.memtui.engine.injection.preview_for_project(project, prompt=prompt)
         except MemtuiError as error:
-            self.text = ""
             body.update(Text(error.message, style="bold"))
             return
         heading = Text(f"Injection preview · new task in {project} · ", style="bold")
@@ -88,7 +86,6 @@ class InjectionPane(Pane):
                            style="bold")
             body.update(block(result.prompt))
         else:
-            self.text = ""
             heading.append("nothing injected", style="dim")
             body.update(Text(REASON_TEXT.get(result.reason, result.reason), style="dim"))
         heading.append(" · c copies", style="dim")
