@@ -404,8 +404,7 @@ class AgentsPane(ListPane[ItemList["AgentRow"]]):
             (row.agent, row.key)
         self.opened = row
         if not same:
-            self.entries = None
-            self.entries_error = None
+            self.entries = self.entries_error = None
             self.entry_list.empty_text = "Reading the entries…"
             self.entry_list.set_items([])
             self.entry_list.move_cursor(0)
@@ -413,9 +412,7 @@ class AgentsPane(ListPane[ItemList["AgentRow"]]):
         self._read_entries(row, None)
 
     def _close_row(self) -> None:
-        self.opened = None
-        self.entries = None
-        self.entries_error = None
+        self.opened = self.entries = self.entries_error = None
         self._show_list()
 
     def _show_list(self) -> None:

@@ -3,9 +3,10 @@ the home's diagnosis below, read in a thread job; curation is ``memtui codex``'s
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Sequence
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, ClassVar, TypeVar
 
 from rich.console import RenderableType
 from rich.text import Text
@@ -37,16 +38,17 @@ EMPTY_TEXT = ("No Codex threads here — Codex keeps its memories in ~/.codex "
 READING_TEXT = "Reading the Codex home…"
 READ_GROUP = "codex-read"
 """The worker group of the pane's reads of the Codex home."""
+T = TypeVar("T")
 
 
-def _section(text: Text, title: str, count: int) -> None:
-    text.append(f"\n{title} ({count})\n", style="bold")
-
-
-def _more(text: Text, shown: int, total: int) -> None:
-    if total > shown:
-        text.append(f"… {total - shown} more (memtui codex show --json lists all)\n",
-                    style="dim")
+def _section(text: Text, title: str, items: Sequence[T]) -> Iterator[T]:
+    """Write the section's title, yield its first ``MAX_SECTION_ROWS`` items to write, then
+    say how many more there are."""
+    text.append(f"\n{title} ({len(items)})\n", style="bold")
+    yield from items[:MAX_SECTION_ROWS]
+    if len(items) > MAX_SECTION_ROWS:
+        text.append(f"… {len(items) - MAX_SECTION_ROWS} more (memtui codex show --json lists "
+                    "all)\n", style="dim")
 
 
 class CodexPane(ListPane[ItemList["CodexThread"]]):  # the engine type is not imported at start
@@ -189,27 +191,20 @@ class CodexPane(ListPane[ItemList["CodexThread"]]):  # the engine type is not im
             text.append("\nCodex's memory settings (config.toml)\n", style="bold")
         for line in settings:
             text.append(f"- {one_line(line, 2 * TEXT_CHARS)}\n")
-        _section(text, "Task groups", len(codex.task_groups))
-        for group in codex.task_groups[:MAX_SECTION_ROWS]:
+        for group in _section(text, "Task groups", codex.task_groups):
             text.append(f"- {one_line(group.name, TEXT_CHARS)} · {len(group.tasks)} tasks · "
                         f"{one_line(group.cwd or group.applies_to, TEXT_CHARS)}\n")
-        _more(text, MAX_SECTION_ROWS, len(codex.task_groups))
-        _section(text, "Ad-hoc notes", len(codex.notes))
-        for note in codex.notes[:MAX_SECTION_ROWS]:
+        for note in _section(text, "Ad-hoc notes", codex.notes):
             text.append(f"- {one_line(note.file_name, TEXT_CHARS)}: ", style="dim")
             text.append(f"{one_line(note.text.strip(), TEXT_CHARS)}\n")
-        _more(text, MAX_SECTION_ROWS, len(codex.notes))
-        _section(text, "Jobs", len(codex.jobs))
-        for job in codex.jobs[:MAX_SECTION_ROWS]:
+        for job in _section(text, "Jobs", codex.jobs):
             line = f"- {one_line(job.kind_word, 30)} {one_line(job.status, 20)}"
             if not job.is_consolidation:
                 line += f" {one_line(job.job_key, 60)}"
             text.append(line + job.state_words + "\n", style="red" if job.status == "error"
                         or job.running_past_lease else "")
-        _more(text, MAX_SECTION_ROWS, len(codex.jobs))
-        _section(text, "Problems", len(codex.problems))
-        problem_lines(text, codex.problems, codex.home, MAX_SECTION_ROWS)
-        _more(text, MAX_SECTION_ROWS, len(codex.problems))
+        for problem in _section(text, "Problems", codex.problems):
+            problem_lines(text, [problem], codex.home, 1)
 
     def preview(self) -> RenderableType:
         """The selected thread, then the home's overview."""
