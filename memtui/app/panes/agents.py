@@ -118,12 +118,15 @@ class AgentsPane(ListPane[ItemList["AgentRow"]]):
         Binding("x", "row_write('fix')", "fix index", tooltip="Repair the row's index: drop broken "
                 "links, list missing files, fit the limit (shows the change first)",
                 id="agents.fix_index"),
-        Binding("s", "row_write('redact')", "redact", tooltip="Redact the secrets of the row's files "
-                "(shows the change first)", id="agents.redact"),
-        Binding("m", "row_write('switch')", "auto memory", tooltip="Switch the agent's auto memory on or "
-                "off in its own settings (shows the change first)", id="agents.switch"),
-        Binding("p", "row_write('inbox', True)", "apply patch", show=False, id="agents.inbox_apply"),
-        Binding("D", "row_write('inbox', False)", "dismiss patch", show=False, id="agents.inbox_dismiss"),
+        Binding("s", "row_write('redact')", "redact", tooltip="Redact the secrets of the row's "
+                "files (shows the change first)", id="agents.redact"),
+        Binding("m", "row_write('switch')", "auto memory", tooltip="Switch the agent's auto "
+                "memory on or off in its own settings (shows the change first)",
+                id="agents.switch"),
+        Binding("p", "row_write('inbox', True)", "apply patch", show=False,
+                id="agents.inbox_apply"),
+        Binding("D", "row_write('inbox', False)", "dismiss patch", show=False,
+                id="agents.inbox_dismiss"),
         *DETAIL_BINDINGS,
     ]
 

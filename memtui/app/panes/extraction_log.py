@@ -95,10 +95,7 @@ class ExtractionLogPane(ListPane[LogList]):
     ]
 
     EMPTY_TEXT = EMPTY_TEXT
-
-    def make_list(self, *, id: str, empty_text: str) -> LogList:
-        """The log, paged."""
-        return LogList(self._row, id=id, empty_text=empty_text)
+    LIST_CLASS = LogList
 
     def _row(self, entry: LogEntry, width: int) -> Text:
         return log_row(entry, width, self.memtui.tz)

@@ -3,6 +3,7 @@ shown) and the selected row's details below it."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, ClassVar, Generic, TypeVar, cast
 
 from rich.console import RenderableType
@@ -19,8 +20,10 @@ ListType = TypeVar("ListType", bound=LineList)
 
 
 class ListPane(Pane, Generic[ListType]):
-    """A pane built round one list widget (``ListType``, made by ``make_list``)."""
+    """A pane built round one list widget (``ListType``, a ``LIST_CLASS`` of ``_row`` lines)."""
 
+    LIST_CLASS: ClassVar[Callable[..., LineList]] = ItemList
+    """The list's class (an ``ItemList`` unless the pane pages its rows)."""
     EMPTY_TEXT: ClassVar[str] = ""
     """What the list says while it has no rows."""
     DETAIL_HEIGHT: ClassVar[str | None] = None
@@ -29,15 +32,11 @@ class ListPane(Pane, Generic[ListType]):
     def compose(self) -> ComposeResult:
         """Title, the list, the selected row's details."""
         yield Static("", classes="pane-title", id=f"{self.PANE_ID}-title")
-        yield self.make_list(id=f"{self.PANE_ID}-list", empty_text=self.EMPTY_TEXT)
+        yield self.LIST_CLASS(self._row, id=f"{self.PANE_ID}-list", empty_text=self.EMPTY_TEXT)
         scroll = PreviewScroll(f"{self.PANE_ID}-preview", id=f"{self.PANE_ID}-scroll")
         if self.DETAIL_HEIGHT is not None:
             scroll.styles.height = self.DETAIL_HEIGHT
         yield scroll
-
-    def make_list(self, *, id: str, empty_text: str) -> LineList:
-        """The list (an ``ItemList`` of ``_row`` lines unless the pane pages its rows)."""
-        return ItemList(self._row, id=id, empty_text=empty_text)
 
     def _row(self, item: Any, width: int) -> Text:
         """One row of the list in ``width`` columns (each pane says how)."""

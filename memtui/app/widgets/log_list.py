@@ -9,7 +9,7 @@ from rich.text import Text
 from textual.strip import Strip
 
 from memtui.app.widgets.paged_list import PREFETCH_SCREENS, PagedLineList
-from memtui.app.widgets.paged_source import MAX_CACHED_PAGES, PAGE_SIZE, KeysetPages
+from memtui.app.widgets.paged_source import KeysetPages
 from memtui.errors import MemtuiError
 from memtui.store.models import LogEntry, PageCursor
 
@@ -19,11 +19,6 @@ if TYPE_CHECKING:
 
 class LogSource(KeysetPages[LogEntry]):
     """The acting user's extraction log by position, newest scan first, page by page."""
-
-    def __init__(self, engine: Engine, *, page_size: int = PAGE_SIZE,
-                 max_pages: int = MAX_CACHED_PAGES) -> None:
-        super().__init__(page_size=page_size, max_pages=max_pages)
-        self.engine = engine
 
     def count_rows(self) -> int:
         """Count the log rows (one query) and remember the answer."""

@@ -225,7 +225,8 @@ class MemoryList(PagedLineList[Memory]):
         anchor = self._anchor() if keep_position and self.source is not None else None
         self._loading.nothing()
         self._drop_older(self._loading.generation)
-        source = FirstRowsSource.holding(engine, flt, rows, sizes_of=KeysetPages(), whole=True)
+        source = FirstRowsSource.holding(engine, flt, rows, sizes_of=KeysetPages(engine),
+                                         whole=True)
         self._loading.loaded(source)
         self._apply_loaded(source, anchor)
 

@@ -41,10 +41,13 @@ class PagePlan:
 
 
 class KeysetPages(Generic[R]):
-    """Rows of one newest-first list by position, fetched page by page and cached (LRU).
-    Subclasses say how to count, how to read a page and what a row's position and key are."""
+    """Rows of one newest-first list by position, read through ``engine`` page by page and
+    cached (LRU). Subclasses say how to count, how to read a page and what a row's position
+    and key are."""
 
-    def __init__(self, *, page_size: int = PAGE_SIZE, max_pages: int = MAX_CACHED_PAGES) -> None:
+    def __init__(self, engine: Engine, *, page_size: int = PAGE_SIZE,
+                 max_pages: int = MAX_CACHED_PAGES) -> None:
+        self.engine = engine
         self.page_size = page_size
         self.max_pages = max_pages
         self.count: int | None = None
@@ -195,8 +198,7 @@ class PagedSource(KeysetPages[Memory]):
 
     def __init__(self, engine: Engine, flt: MemoryFilter, *, page_size: int = PAGE_SIZE,
                  max_pages: int = MAX_CACHED_PAGES) -> None:
-        super().__init__(page_size=page_size, max_pages=max_pages)
-        self.engine = engine
+        super().__init__(engine, page_size=page_size, max_pages=max_pages)
         self.filter = flt
 
     @classmethod
