@@ -11,8 +11,7 @@ from memtui.app.panes.base import Pane
 
 
 class PaneSpec(NamedTuple):
-    """One entry of ``PANES``: the pane's ``PANE_ID`` and ``TITLE``, and its class as
-    ``module:ClassName`` (imported on first use). Calling the spec makes the pane."""
+    """One entry of ``PANES``: id, title and ``module:ClassName`` (imported on first use)."""
 
     PANE_ID: str
     TITLE: str

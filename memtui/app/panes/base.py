@@ -152,8 +152,7 @@ class Pane(Vertical):
         return None
 
     def copy_text(self) -> tuple[str, str] | None:
-        """(what, text) that ``c`` copies in this pane, or None: by default the selected
-        memory's text, named ``COPY_LABEL`` and its id."""
+        """(what, text) that ``c`` copies, or None: by default the selected memory's text."""
         memory = self.selected_memory()
         return None if memory is None else (f"{self.COPY_LABEL} {memory.id}", memory.content)
 
@@ -181,8 +180,7 @@ class Pane(Vertical):
         self.memtui.do(memory_detail_view(self.memtui.engine, memory_id, self.memtui.tz))
 
     def on_line_list_opened(self, message: LineList.Opened) -> None:
-        """Enter on a list row: the selected memory's detail view (a pane whose own handler
-        opens something else prevents this default)."""
+        """Enter on a list row: the selected memory's detail view (panes may prevent it)."""
         message.stop()
         memory = self.selected_memory()
         if memory is not None:

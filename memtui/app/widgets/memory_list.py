@@ -421,8 +421,7 @@ class MemoryList(PagedLineList[Memory]):
         self._row_styles = None
 
     def row_segments(self, index: int, width: int) -> tuple[list[Segment], int] | None:
-        """One memory straight to segments (``None`` while its page is read, or outside a
-        frame)."""
+        """One memory straight to segments (None while its page is read, or outside a frame)."""
         styles = self._row_styles
         memory = self.row_at(index) if styles is not None else None
         if memory is None or styles is None:
