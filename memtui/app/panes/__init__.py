@@ -1,9 +1,6 @@
-"""The panes of the app, in tab order. Adding a pane is one module and one line in PANES.
-
-Keys ``1``…``9`` switch to the panes in this order; each pane's binding id is
-``pane.<id>``. A pane's module is imported when the pane is first mounted (only the start
-pane is mounted at start), so the first frame does not wait for every pane's imports.
-"""
+"""The panes of the app, in tab order (keys ``1``…``9``, binding ids ``pane.<id>``). A
+pane's module is imported when the pane is first mounted, so the first frame does not wait
+for every pane's imports."""
 
 from __future__ import annotations
 
@@ -14,8 +11,7 @@ from memtui.app.panes.base import Pane
 
 
 class PaneSpec(NamedTuple):
-    """One entry of ``PANES``: the pane's ``PANE_ID`` and ``TITLE``, and its class as
-    ``module:ClassName`` (imported on first use). Calling the spec makes the pane."""
+    """One entry of ``PANES``: id, title and ``module:ClassName`` (imported on first use)."""
 
     PANE_ID: str
     TITLE: str

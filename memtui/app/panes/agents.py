@@ -1,7 +1,6 @@
 """The Agents pane: Claude Code, Gemini CLI and Codex memory on the machine, one row per
-agent and project (files, size, auto memory, the index meter, secrets, inbox patches), the
-selected row's details below; ``enter`` lists a row's entries. Every write is shown as a
-diff and confirmed first, and goes through the engine's plan and safe write."""
+agent and project; ``enter`` lists a row's entries. Every write is shown as a diff and
+confirmed first, and goes through the engine's plan and safe write."""
 
 from __future__ import annotations
 
@@ -9,6 +8,7 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar, cast
 
+from rich.console import RenderableType
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -31,7 +31,7 @@ from memtui.app.panes.agents_text import (
 from memtui.app.panes.base import DETAIL_BINDINGS
 from memtui.app.panes.list_pane import ListPane
 from memtui.app.widgets.line_list import ItemList, LineList
-from memtui.app.widgets.preview import PreviewScroll, selection_preview
+from memtui.app.widgets.preview import selection_preview
 from memtui.textsafe import one_line, safe_text
 
 if TYPE_CHECKING:  # the agents engine is imported when the pane first reads
@@ -41,8 +41,8 @@ if TYPE_CHECKING:  # the agents engine is imported when the pane first reads
     from memtui.engine.agents.overview import AgentRow, AgentsOverview
     from memtui.engine.agents.plans import WritePlan
 
-LIST_HEIGHT = "1fr"
 DETAIL_HEIGHT = "2fr"
+"""The rows take a third of the height, the details the rest."""
 ENTRY_DETAIL_HEIGHT = "1fr"
 """A row's entries and the selected entry's details share the height."""
 AGENT_COLUMN = 7
@@ -100,6 +100,7 @@ class AgentsPane(ListPane[ItemList["AgentRow"]]):
     PANE_ID = "agents"
     TITLE = "Agents"
     EMPTY_TEXT = EMPTY_TEXT
+    DETAIL_HEIGHT = DETAIL_HEIGHT
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "back", "back", tooltip="Back from a row's entries to the rows",
                 id="agents.back"),
@@ -117,12 +118,15 @@ class AgentsPane(ListPane[ItemList["AgentRow"]]):
         Binding("x", "row_write('fix')", "fix index", tooltip="Repair the row's index: drop broken "
                 "links, list missing files, fit the limit (shows the change first)",
                 id="agents.fix_index"),
-        Binding("s", "row_write('redact')", "redact", tooltip="Redact the secrets of the row's files "
-                "(shows the change first)", id="agents.redact"),
-        Binding("m", "row_write('switch')", "auto memory", tooltip="Switch the agent's auto memory on or "
-                "off in its own settings (shows the change first)", id="agents.switch"),
-        Binding("p", "row_write('inbox', True)", "apply patch", show=False, id="agents.inbox_apply"),
-        Binding("D", "row_write('inbox', False)", "dismiss patch", show=False, id="agents.inbox_dismiss"),
+        Binding("s", "row_write('redact')", "redact", tooltip="Redact the secrets of the row's "
+                "files (shows the change first)", id="agents.redact"),
+        Binding("m", "row_write('switch')", "auto memory", tooltip="Switch the agent's auto "
+                "memory on or off in its own settings (shows the change first)",
+                id="agents.switch"),
+        Binding("p", "row_write('inbox', True)", "apply patch", show=False,
+                id="agents.inbox_apply"),
+        Binding("D", "row_write('inbox', False)", "dismiss patch", show=False,
+                id="agents.inbox_dismiss"),
         *DETAIL_BINDINGS,
     ]
 
@@ -151,12 +155,6 @@ class AgentsPane(ListPane[ItemList["AgentRow"]]):
         entries.display = False
         yield from (title, rows, entries, preview)
 
-    def on_mount(self) -> None:
-        """The rows take a third of the height, the details the rest (entries: half each)."""
-        self.item_list.styles.height = LIST_HEIGHT
-        self.entry_list.styles.height = LIST_HEIGHT
-        self.query_one("#agents-scroll").styles.height = DETAIL_HEIGHT
-
     @property
     def entry_list(self) -> ItemList[MemoryEntry]:
         """The opened row's entries."""
@@ -167,8 +165,7 @@ class AgentsPane(ListPane[ItemList["AgentRow"]]):
         return self.entry_list if self.opened is not None else self.item_list
 
     def offers(self, action: str) -> bool:
-        """The entry keys are offered while a row's entries are listed, each where it
-        applies to the selected entry."""
+        """The entry keys, while a row's entries are listed, where they fit the entry."""
         if action not in self.ENTRY_ACTIONS:
             return True
         if self.opened is None:
@@ -188,8 +185,6 @@ class AgentsPane(ListPane[ItemList["AgentRow"]]):
         """The Claude Code, Gemini CLI and Codex homes the app was given (None: default)."""
         config = self.memtui.config
         return config.claude_home, config.gemini_home, config.codex_home
-
-    # ---- reading (a thread job, then its handler) --------------------------------------
 
     def refresh_data(self) -> None:
         """Read every agent home again in a worker (read-only)."""
@@ -264,8 +259,6 @@ class AgentsPane(ListPane[ItemList["AgentRow"]]):
                              f"{'s' if len(entries.problems) > 1 else ''}", style="yellow")
         title.append(" · esc back to the rows", style="dim")
         return title
-
-    # ---- rows and details ------------------------------------------------------------
 
     def _row(self, row: AgentRow, width: int) -> Text:
         text = Text(no_wrap=True, overflow="ellipsis")
@@ -361,14 +354,13 @@ class AgentsPane(ListPane[ItemList["AgentRow"]]):
                             f"{one_line(tilde(problem.reason), 2 * TEXT_CHARS)}\n",
                             style="yellow")
 
-    def _update_preview(self) -> None:
-        preview = self.query_one(PreviewScroll)
+    def preview(self) -> RenderableType:
+        """The selected entry, else the selected row, then the homes."""
         if self.opened is not None:
-            preview.show(self._entry_text(self.opened))
-            return
-        preview.show(selection_preview(self.overview, self.item_list.current(),
-                                       self.item_list.items, self._row_text, self._homes_text,
-                                       EMPTY_TEXT, "No row selected."))
+            return self._entry_text(self.opened)
+        return selection_preview(self.overview, self.item_list.current(), self.item_list.items,
+                                 self._row_text, self._homes_text, EMPTY_TEXT,
+                                 "No row selected.")
 
     def on_line_list_cursor_moved(self, message: LineList.CursorMoved) -> None:
         """Show the selected row (or entry); the key bar offers what fits the entry."""
@@ -392,8 +384,7 @@ class AgentsPane(ListPane[ItemList["AgentRow"]]):
             self._open_row(row)
 
     def copy_text(self) -> tuple[str, str] | None:
-        """The selected entry's file (an added memory: its text), else the selected row's
-        memory folder (else its project path)."""
+        """The selected entry's file (an added memory: its text), else the row's folder."""
         if self.opened is not None:
             entry = self.entry_list.current()
             if entry is None:
@@ -404,8 +395,6 @@ class AgentsPane(ListPane[ItemList["AgentRow"]]):
         row = self.item_list.current()
         path = row.memory_dir or row.project if row is not None else None
         return ("memory folder", path) if path else None
-
-    # ---- a row's entries ------------------------------------------------------------
 
     def _open_row(self, row: AgentRow) -> None:
         """List ``row``'s entries (read in a worker)."""
@@ -418,8 +407,7 @@ class AgentsPane(ListPane[ItemList["AgentRow"]]):
             (row.agent, row.key)
         self.opened = row
         if not same:
-            self.entries = None
-            self.entries_error = None
+            self.entries = self.entries_error = None
             self.entry_list.empty_text = "Reading the entries…"
             self.entry_list.set_items([])
             self.entry_list.move_cursor(0)
@@ -427,9 +415,7 @@ class AgentsPane(ListPane[ItemList["AgentRow"]]):
         self._read_entries(row, None)
 
     def _close_row(self) -> None:
-        self.opened = None
-        self.entries = None
-        self.entries_error = None
+        self.opened = self.entries = self.entries_error = None
         self._show_list()
 
     def _show_list(self) -> None:
@@ -498,12 +484,9 @@ class AgentsPane(ListPane[ItemList["AgentRow"]]):
                           at_line=False)
         return text
 
-    # ---- writes: plan (worker) -> confirm -> write (worker) ---------------------------
-
     def action_row_write(self, action: str, extra: bool = False) -> None:
-        """``x`` repairs the selected row's index, ``s`` redacts its files' secrets, ``m``
-        switches the agent's auto memory, ``p`` / ``D`` apply or dismiss its first inbox
-        patch: each shows the change to confirm first."""
+        """``x`` / ``s`` / ``m`` / ``p`` / ``D`` on the selected row (see BINDINGS): each
+        shows the change to confirm first."""
         row = self.item_list.current()
         if row is None:
             self.memtui.say("Nothing selected.", severity="warning")
@@ -578,8 +561,6 @@ class AgentsPane(ListPane[ItemList["AgentRow"]]):
             self.memtui.say(f"Done: {one_line(done, 200)}")
         # every pane reads again (this one keeps a row's entries open); the inbox is recounted
         self.memtui.store_changed()
-
-    # ---- entry writes: plan (worker) -> confirm -> write (worker) ----------------------
 
     def _chosen_entry(self, action: str) -> tuple[AgentRow, MemoryEntry] | None:
         """The opened row and its selected entry (on the rows: list the row's entries)."""

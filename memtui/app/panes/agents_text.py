@@ -1,7 +1,5 @@
-"""How the Agents pane writes things -- paths with ``~``, sizes, a row's entries, an entry's
-details, the confirm of an entry action: pure functions from the engine's read-only
-dataclasses to ``rich.text.Text``. Agents' text arrives with its secrets masked and is made
-safe (``one_line``, ``safe_text``) before it is shown."""
+"""The Agents pane's text: pure functions from the engine's read-only dataclasses to
+``rich.text.Text`` (agents' text arrives with its secrets masked and is made safe here)."""
 
 from __future__ import annotations
 
@@ -49,8 +47,8 @@ CONFIRM_TITLES = {"forget": ("Forget this memory?", "Forget"),
 
 
 def tilde(path: str | None) -> str:
-    """A path (or a text naming paths) with the user's home folder shown as ``~``, and
-    Claude Code's long path-named folders shortened to their end."""
+    """A path (or a text naming paths) with home as ``~`` and Claude Code's long
+    path-named folders shown by their end."""
     if not path:
         return ""
     home = str(Path.home()).rstrip("/")
@@ -76,9 +74,7 @@ def ending(text: str, room: int) -> str:
 def in_folder(path: str, folder: str | None) -> str:
     """``path`` relative to ``folder`` (a memory folder) when inside it, else ``tilde``."""
     base = (folder or "").rstrip("/")
-    if base and path.startswith(base + "/"):
-        return path[len(base) + 1:]
-    return tilde(path)
+    return path[len(base) + 1:] if base and path.startswith(base + "/") else tilde(path)
 
 
 def short_reason(error: str, folder: str | None) -> str:
@@ -102,12 +98,8 @@ def problem_lines(text: Text, problems: Sequence[Problem], folder: str | None, m
                     f"{one_line(tilde(problem.reason), 2 * TEXT_CHARS)}\n", style="yellow")
 
 
-# ---- a row's entries ----------------------------------------------------------------------
-
-
 def entry_flags(entry: MemoryEntry) -> list[tuple[str, str]]:
-    """(word, style) of what is notable about an entry: a link that leads nowhere, a topic
-    the index does not list or lists past the load limit, secrets."""
+    """(word, style) of what is notable about an entry (broken link, unindexed, secrets)."""
     flags: list[tuple[str, str]] = []
     if entry.kind == "link":
         flags.append(("outside" if entry.outside else "missing", "bold red"))
@@ -181,8 +173,7 @@ def describe_entry(text: Text, row: AgentRow, entry: MemoryEntry) -> None:
 
 
 def editor_context(row: AgentRow, entry: MemoryEntry, source: EditSource) -> str:
-    """The line above an entry's editor: which file, what is kept, what happens to
-    secrets."""
+    """The line above an entry's editor: which file, what is kept, what happens to secrets."""
     where = f" · {tilde(row.label)}" if row.project else ""
     context = (f"{one_line(entry.name, 60)}{one_line(where, 60)}" if entry.kind != "fact"
                else f"line {entry.line} of {one_line(entry.name, 60)}")
@@ -191,9 +182,6 @@ def editor_context(row: AgentRow, entry: MemoryEntry, source: EditSource) -> str
     if source.secrets:
         context += f" · secrets ({', '.join(source.secrets)}) shown as [REDACTED]"
     return context + " · redacted on save; the diff shows before anything is written"
-
-
-# ---- confirms -----------------------------------------------------------------------------
 
 
 def plan_lines(plan: WritePlan, width: int, room: int, base: str | None = None) -> list[Text]:

@@ -27,17 +27,6 @@ if TYPE_CHECKING:
 
 ResultType = TypeVar("ResultType")
 
-FORM_BINDINGS: list[BindingType] = [
-    Binding("tab", "next_field(1)", "next field", show=False,
-            tooltip="Next field (never a button: typing stays in the fields)", id="form.next"),
-    Binding("shift+tab", "next_field(-1)", "previous field", show=False,
-            tooltip="Previous field", id="form.previous"),
-    Binding("escape", "leave_form", "leave form", show=False,
-            tooltip="Leave the form (then 0–9 and tab switch panes)", id="form.leave"),
-]
-"""Keys of the panes that are forms (Profile, Settings): tab moves between fields."""
-
-
 DETAIL_BINDINGS: list[BindingType] = [
     Binding("J", "scroll_detail(1)", "detail↓",
             tooltip="Scroll the details below the list down (half their height)",
@@ -59,20 +48,19 @@ class JobDone(Message):
 
 
 class Pane(Vertical):
-    """One pane of the app. Subclasses set ``PANE_ID`` and ``TITLE`` and implement
-    ``refresh_data`` (it runs while the pane is ``stale`` and ``shown``)."""
+    """One pane of the app: subclasses set ``PANE_ID`` and ``TITLE``, implement
+    ``refresh_data``."""
 
     PANE_ID: ClassVar[str] = ""
     TITLE: ClassVar[str] = ""
     COPY_LABEL: ClassVar[str] = "memory"
     """What ``c`` calls the selected memory it copies (``memory``, ``version``)."""
+    NOTHING_TO_COPY: ClassVar[str] = "Nothing to copy."
     READ_WHEN_SHOWN: ClassVar[bool] = False
     """True for a pane that also shows files outside the store (which change without the
     store knowing): it reads again each time it is shown."""
 
-    DEFAULT_CSS = """
-    Pane { height: 1fr; }
-    """
+    DEFAULT_CSS = "Pane { height: 1fr; }"
 
     stale: reactive[bool] = reactive(True, init=False)
     """What the pane shows may be out of date (the store changed, or what the pane is
@@ -81,6 +69,8 @@ class Pane(Vertical):
     """Whether this is the pane on screen (the app sets it when it switches panes)."""
     write_refusal: str | None = None
     """Why the user may not write what the pane shows (None: writes allowed)."""
+    WRITE_ACTIONS: ClassVar[frozenset[str]] = frozenset()
+    """The pane's actions that write: not offered while ``write_refusal`` is set."""
 
     def __init__(self) -> None:
         super().__init__(id=f"pane-{self.PANE_ID}", classes="pane")
@@ -162,15 +152,14 @@ class Pane(Vertical):
         return None
 
     def copy_text(self) -> tuple[str, str] | None:
-        """(what, text) that ``c`` copies in this pane, or None: by default the selected
-        memory's text, named ``COPY_LABEL`` and its id."""
+        """(what, text) that ``c`` copies, or None: by default the selected memory's text."""
         memory = self.selected_memory()
         return None if memory is None else (f"{self.COPY_LABEL} {memory.id}", memory.content)
 
     def offers(self, action: str) -> bool:
         """Whether the key bar offers ``action`` here: a write the user's role does not
         allow is not offered (its key still answers, saying why)."""
-        return True
+        return action not in self.WRITE_ACTIONS or self.write_refusal is None
 
     def unsaved_changes(self) -> bool:
         """Whether the pane holds edits that are not saved (the forms)."""
@@ -184,8 +173,6 @@ class Pane(Vertical):
     def discard_changes(self) -> None:
         """Drop the unsaved edits: show what is stored."""
 
-    # ---- what the palette and /memory ask of the pane on screen ---------------------
-
     def show_detail(self, memory_id: str) -> None:
         """A memory's detail view (``enter``)."""
         from memtui.app.modals.detail import memory_detail_view
@@ -193,8 +180,7 @@ class Pane(Vertical):
         self.memtui.do(memory_detail_view(self.memtui.engine, memory_id, self.memtui.tz))
 
     def on_line_list_opened(self, message: LineList.Opened) -> None:
-        """Enter on a list row: the selected memory's detail view (a pane whose own handler
-        opens something else prevents this default)."""
+        """Enter on a list row: the selected memory's detail view (panes may prevent it)."""
         message.stop()
         memory = self.selected_memory()
         if memory is not None:
@@ -205,8 +191,7 @@ class Pane(Vertical):
         return True
 
     def forget_selected(self) -> None:
-        """Forget what the pane has selected, asking first (by default: the memory last
-        selected)."""
+        """Forget what the pane has selected, asking first (default: the last memory)."""
         from memtui.app.curator import Notice, forget
 
         memory_id = self.memtui.selected_memory_id
@@ -229,19 +214,26 @@ class Pane(Vertical):
         scroll.scroll_relative(y=direction * step, animate=False)
 
     def action_copy(self) -> None:
-        """``c``: copy what ``copy_text`` names, or say there is nothing to copy."""
+        """``c``: copy what ``copy_text`` names, or say ``NOTHING_TO_COPY``."""
         what = self.copy_text()
         if what is None:
-            self.memtui.say("Nothing to copy.", severity="warning")
+            self.memtui.say(self.NOTHING_TO_COPY, severity="warning")
             return
         self.memtui.copy_text(what[1], what[0])
 
 
 class FormPane(Pane):
-    """A pane that is a form (Profile, Settings): tab moves between fields, escape leaves
-    the form (the CSS is what every form shares)."""
+    """A pane that is a form (Profile, Settings): tab moves between fields, escape leaves."""
 
-    BINDINGS: ClassVar[list[BindingType]] = [*FORM_BINDINGS]
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("tab", "next_field(1)", "next field", show=False,
+                tooltip="Next field (never a button: typing stays in the fields)",
+                id="form.next"),
+        Binding("shift+tab", "next_field(-1)", "previous field", show=False,
+                tooltip="Previous field", id="form.previous"),
+        Binding("escape", "leave_form", "leave form", show=False,
+                tooltip="Leave the form (then 0–9 and tab switch panes)", id="form.leave"),
+    ]
     FIELDS: ClassVar[str] = "Input, TextArea, Checkbox, Select"
     """What tab moves between: the fields, never a button (letters typed after a tab
     would press it, or reach the app's keys)."""
@@ -286,13 +278,6 @@ class FormPane(Pane):
 
     SCOPED_CSS = False
     DEFAULT_CSS = """
-    .form {
-        height: 1fr;
-        padding: 0 1;
-    }
-    .form-error {
-        height: auto;
-        color: $text-error;
-        text-style: bold;
-    }
+    .form { height: 1fr; padding: 0 1; }
+    .form-error { height: auto; color: $text-error; text-style: bold; }
     """

@@ -1,12 +1,12 @@
-"""The Bundles pane (read-only): the document bundles agents write through the service
-(``project:<id>``, the user's ``schedule:<name>``), one row per document, the selected
-document below; ``c`` copies it."""
+"""The Bundles pane (read-only): the documents agents write through the service
+(``project:<id>``, the user's ``schedule:<name>``); ``c`` copies the selected one."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import ClassVar
 
+from rich.console import RenderableType
 from rich.text import Text
 from textual.binding import Binding, BindingType
 
@@ -14,7 +14,6 @@ from memtui.app.format import block, local_time
 from memtui.app.panes.base import DETAIL_BINDINGS
 from memtui.app.panes.list_pane import ListPane
 from memtui.app.widgets.line_list import ItemList
-from memtui.app.widgets.preview import PreviewScroll
 from memtui.errors import MemtuiError
 from memtui.textsafe import one_line
 
@@ -80,22 +79,20 @@ class BundlesPane(ListPane[ItemList[DocumentRow]]):
         self.show_title(title)
         self._update_preview()
 
-    def _update_preview(self) -> None:
-        preview = self.query_one(PreviewScroll)
+    def preview(self) -> RenderableType:
+        """The selected document, read now."""
         row = self.item_list.current()
         self.content = ""
         if row is None:
-            preview.show("")
-            return
+            return ""
         try:
             document = self.memtui.engine.recall.get_document(row.bundle, row.path)
         except MemtuiError as error:
-            preview.show(Text(f"{row.bundle} {row.path}: {error.message}", style="dim"))
-            return
+            return Text(f"{row.bundle} {row.path}: {error.message}", style="dim")
         self.content = document.content
         text = Text(f"{row.bundle} · {row.path} · revision {document.revision} · updated "
                     f"{local_time(document.updated_at, self.memtui.tz)} by ", style="bold")
         text.append(one_line(document.updated_by, 40), style="bold")
         text.append("\n\n")
         text.append_text(block(document.content))
-        preview.show(text)
+        return text

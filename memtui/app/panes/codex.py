@@ -1,14 +1,14 @@
-"""The Codex pane (read-only): one row per thread of a Codex home; below, the selected
-thread, the database layout, why consolidation is stuck, the task groups, notes, jobs and
-problems. The home is read in a thread job, waiting briefly only (``DB_WAIT_SECONDS``) for a
-database a running Codex holds locked; curation is the command line's (``memtui codex``)."""
+"""The Codex pane (read-only): one row per thread of a Codex home, the selected thread and
+the home's diagnosis below, read in a thread job; curation is ``memtui codex``'s."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Sequence
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, ClassVar, TypeVar
 
+from rich.console import RenderableType
 from rich.text import Text
 from textual.binding import Binding, BindingType
 
@@ -17,7 +17,7 @@ from memtui.app.panes.agents_text import TEXT_CHARS, in_folder, problem_lines, t
 from memtui.app.panes.base import DETAIL_BINDINGS
 from memtui.app.panes.list_pane import ListPane
 from memtui.app.widgets.line_list import ItemList
-from memtui.app.widgets.preview import PreviewScroll, selection_preview
+from memtui.app.widgets.preview import selection_preview
 from memtui.engine.codex.config import config_reasons, describe_config
 from memtui.textsafe import one_line
 
@@ -31,8 +31,6 @@ MAX_THREADS = 500
 """Most thread rows the list shows (Codex keeps far fewer)."""
 MAX_SECTION_ROWS = 30
 """Most lines per section below the list (groups, notes, jobs, problems)."""
-LIST_HEIGHT = "1fr"
-DETAIL_HEIGHT = "2fr"
 THREAD_COLUMN = 38
 USED_COLUMN = 6
 EMPTY_TEXT = ("No Codex threads here — Codex keeps its memories in ~/.codex "
@@ -40,16 +38,17 @@ EMPTY_TEXT = ("No Codex threads here — Codex keeps its memories in ~/.codex "
 READING_TEXT = "Reading the Codex home…"
 READ_GROUP = "codex-read"
 """The worker group of the pane's reads of the Codex home."""
+T = TypeVar("T")
 
 
-def _section(text: Text, title: str, count: int) -> None:
-    text.append(f"\n{title} ({count})\n", style="bold")
-
-
-def _more(text: Text, shown: int, total: int) -> None:
-    if total > shown:
-        text.append(f"… {total - shown} more (memtui codex show --json lists all)\n",
-                    style="dim")
+def _section(text: Text, title: str, items: Sequence[T]) -> Iterator[T]:
+    """Write the section's title, yield its first ``MAX_SECTION_ROWS`` items to write, then
+    say how many more there are."""
+    text.append(f"\n{title} ({len(items)})\n", style="bold")
+    yield from items[:MAX_SECTION_ROWS]
+    if len(items) > MAX_SECTION_ROWS:
+        text.append(f"… {len(items) - MAX_SECTION_ROWS} more (memtui codex show --json lists "
+                    "all)\n", style="dim")
 
 
 class CodexPane(ListPane[ItemList["CodexThread"]]):  # the engine type is not imported at start
@@ -58,6 +57,8 @@ class CodexPane(ListPane[ItemList["CodexThread"]]):  # the engine type is not im
     PANE_ID = "codex"
     TITLE = "Codex"
     EMPTY_TEXT = READING_TEXT
+    DETAIL_HEIGHT = "2fr"
+    """The home's details (a long diagnosis) take two thirds of the height."""
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("o", "reload", "reload", id="codex.reload"),
         Binding("c", "copy", "copy id", id="codex.copy"),
@@ -69,12 +70,6 @@ class CodexPane(ListPane[ItemList["CodexThread"]]):  # the engine type is not im
         self.codex: CodexHome | None = None
         self.reading = False
         """A read of the home is under way (the title says so)."""
-
-    def on_mount(self) -> None:
-        """The list takes a third of the height, the home's details (a long diagnosis) the
-        rest."""
-        self.item_list.styles.height = LIST_HEIGHT
-        self.query_one("#codex-scroll").styles.height = DETAIL_HEIGHT
 
     def _row(self, thread: CodexThread, width: int) -> Text:
         row = Text(no_wrap=True, overflow="ellipsis")
@@ -101,8 +96,7 @@ class CodexPane(ListPane[ItemList["CodexThread"]]):  # the engine type is not im
         return None if thread is None else (f"thread {thread.thread_id}", thread.thread_id)
 
     def refresh_data(self, *, reload: bool = False) -> None:
-        """Read the Codex home again (read-only) in a worker; the rows on screen stay, the
-        cursor on the same thread, until the new read is there."""
+        """Read the Codex home again in a worker (the rows on screen stay until then)."""
         super().refresh_data()
         self.reading = True
         self._update_title()
@@ -197,33 +191,26 @@ class CodexPane(ListPane[ItemList["CodexThread"]]):  # the engine type is not im
             text.append("\nCodex's memory settings (config.toml)\n", style="bold")
         for line in settings:
             text.append(f"- {one_line(line, 2 * TEXT_CHARS)}\n")
-        _section(text, "Task groups", len(codex.task_groups))
-        for group in codex.task_groups[:MAX_SECTION_ROWS]:
+        for group in _section(text, "Task groups", codex.task_groups):
             text.append(f"- {one_line(group.name, TEXT_CHARS)} · {len(group.tasks)} tasks · "
                         f"{one_line(group.cwd or group.applies_to, TEXT_CHARS)}\n")
-        _more(text, MAX_SECTION_ROWS, len(codex.task_groups))
-        _section(text, "Ad-hoc notes", len(codex.notes))
-        for note in codex.notes[:MAX_SECTION_ROWS]:
+        for note in _section(text, "Ad-hoc notes", codex.notes):
             text.append(f"- {one_line(note.file_name, TEXT_CHARS)}: ", style="dim")
             text.append(f"{one_line(note.text.strip(), TEXT_CHARS)}\n")
-        _more(text, MAX_SECTION_ROWS, len(codex.notes))
-        _section(text, "Jobs", len(codex.jobs))
-        for job in codex.jobs[:MAX_SECTION_ROWS]:
+        for job in _section(text, "Jobs", codex.jobs):
             line = f"- {one_line(job.kind_word, 30)} {one_line(job.status, 20)}"
             if not job.is_consolidation:
                 line += f" {one_line(job.job_key, 60)}"
             text.append(line + job.state_words + "\n", style="red" if job.status == "error"
                         or job.running_past_lease else "")
-        _more(text, MAX_SECTION_ROWS, len(codex.jobs))
-        _section(text, "Problems", len(codex.problems))
-        problem_lines(text, codex.problems, codex.home, MAX_SECTION_ROWS)
-        _more(text, MAX_SECTION_ROWS, len(codex.problems))
+        for problem in _section(text, "Problems", codex.problems):
+            problem_lines(text, [problem], codex.home, 1)
 
-    def _update_preview(self) -> None:
-        preview = self.query_one(PreviewScroll)
-        preview.show(selection_preview(self.codex, self.item_list.current(), self.item_list.items,
-                                       self._thread_text, self._overview, EMPTY_TEXT,
-                                       "No thread selected."))
+    def preview(self) -> RenderableType:
+        """The selected thread, then the home's overview."""
+        return selection_preview(self.codex, self.item_list.current(), self.item_list.items,
+                                 self._thread_text, self._overview, EMPTY_TEXT,
+                                 "No thread selected.")
 
     def action_reload(self) -> None:
         """Read the Codex home again (it changes outside memtui)."""

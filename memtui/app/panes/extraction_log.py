@@ -1,14 +1,12 @@
-"""The Extraction log pane: one row per task of the user, why it was or was not remembered.
-
-Enter opens the task (goal, times, result excerpt); ``m`` opens the memory it made; ``r`` /
-``R`` (app keys) run a round now, with or without force.
-"""
+"""The Extraction log pane: one row per task of the user, why it was or was not remembered;
+enter opens the task, ``m`` the memory it made."""
 
 from __future__ import annotations
 
 from typing import Any, ClassVar
 from zoneinfo import ZoneInfo
 
+from rich.console import RenderableType
 from rich.text import Text
 from textual.binding import Binding, BindingType
 
@@ -18,7 +16,6 @@ from memtui.app.panes.list_pane import ListPane
 from memtui.app.widgets.detail import task_fields
 from memtui.app.widgets.line_list import LineList
 from memtui.app.widgets.log_list import LogList
-from memtui.app.widgets.preview import PreviewScroll
 from memtui.errors import MemtuiError
 from memtui.store.models import LogEntry
 from memtui.textsafe import one_line
@@ -71,8 +68,7 @@ def ledger_text(ledger: dict[str, Any]) -> Text:
 
 
 def ledger_words(ledger: dict[str, Any]) -> Text:
-    """Tokens today and this month against the caps, for the title line (nothing while no
-    model was called this month)."""
+    """Tokens today and this month against the caps (nothing without calls this month)."""
     if not ledger["month"]["calls"]:
         return Text("")
     words = Text(" · model tokens ")
@@ -99,21 +95,14 @@ class ExtractionLogPane(ListPane[LogList]):
     ]
 
     EMPTY_TEXT = EMPTY_TEXT
-
-    def make_list(self, *, id: str, empty_text: str) -> LogList:
-        """The log, paged."""
-        return LogList(self._row, id=id, empty_text=empty_text)
+    LIST_CLASS = LogList
 
     def _row(self, entry: LogEntry, width: int) -> Text:
         return log_row(entry, width, self.memtui.tz)
 
-    def current(self) -> LogEntry | None:
-        """The log row under the cursor."""
-        return self.item_list.current()
-
     def copy_text(self) -> tuple[str, str] | None:
         """The selected row as a line of text."""
-        entry = self.current()
+        entry = self.item_list.current()
         if entry is None:
             return None
         return (f"log row {entry.task_id}",
@@ -121,8 +110,7 @@ class ExtractionLogPane(ListPane[LogList]):
                 f"{'forced ' if entry.forced else ''}{entry.memory_id or ''}".strip())
 
     def refresh_data(self) -> None:
-        """Read the log again (paged: every row down to the very first task), keeping the
-        cursor on the same task."""
+        """Read the log again (paged), keeping the cursor on the same task."""
         super().refresh_data()
         try:
             self.item_list.show(self.memtui.engine)
@@ -142,18 +130,16 @@ class ExtractionLogPane(ListPane[LogList]):
         self.show_title(title)
         self._update_preview()
 
-    def _update_preview(self) -> None:
-        preview = self.query_one(PreviewScroll)
-        entry = self.current()
+    def preview(self) -> RenderableType:
+        """The selected row's task."""
+        entry = self.item_list.current()
         if entry is None:
-            preview.show("")
-            return
+            return ""
         try:
             task = self.memtui.engine.tasks.get_task(entry.task_id)
         except MemtuiError as error:
-            preview.show(Text(f"{entry.task_id}: {error.message}", style="dim"))
-            return
-        preview.show(task_fields(task, self.memtui.tz, entry))
+            return Text(f"{entry.task_id}: {error.message}", style="dim")
+        return task_fields(task, self.memtui.tz, entry)
 
     def on_line_list_opened(self, message: LineList.Opened) -> None:
         """Enter: open the task."""
@@ -164,7 +150,7 @@ class ExtractionLogPane(ListPane[LogList]):
         """The task of the selected row, in full."""
         from memtui.app.modals.text import TextModal
 
-        entry = self.current()
+        entry = self.item_list.current()
         if entry is None:
             return
         try:
@@ -189,7 +175,7 @@ class ExtractionLogPane(ListPane[LogList]):
 
     def action_open_memory(self) -> None:
         """The memory the selected row made."""
-        entry = self.current()
+        entry = self.item_list.current()
         if entry is None:
             return
         if not entry.memory_id:

@@ -1,14 +1,11 @@
-"""The History pane: the selected memory's supersede chain, oldest to newest.
-
-Restore a version (a new version with that text replaces the current one: history is kept),
-open any version's detail, forget the whole chain.
-"""
+"""The History pane: the selected memory's supersede chain, oldest to newest; restore a
+version (as a new version), open any version's detail, forget the whole chain."""
 
 from __future__ import annotations
 
 from typing import ClassVar
-from zoneinfo import ZoneInfo
 
+from rich.console import RenderableType
 from rich.text import Text
 from textual.binding import Binding, BindingType
 
@@ -16,7 +13,6 @@ from memtui.app.format import block, local_time
 from memtui.app.panes.base import DETAIL_BINDINGS
 from memtui.app.panes.list_pane import ListPane
 from memtui.app.widgets.line_list import ItemList
-from memtui.app.widgets.preview import PreviewScroll
 from memtui.errors import MemtuiError
 from memtui.store.models import Memory
 from memtui.textsafe import one_line
@@ -25,23 +21,12 @@ EMPTY_TEXT = ("No memory selected — pick one in the User or Project pane and p
               "(or just come back here).")
 
 
-def version_row(number: int, memory: Memory, width: int, tz: ZoneInfo) -> Text:
-    """One version: number, when, source, author, state, text."""
-    state = "current" if memory.status == "active" else "old"
-    row = Text(no_wrap=True, overflow="ellipsis")
-    row.append(f"v{number:<3}", style="bold" if state == "current" else "")
-    row.append(f"{local_time(memory.created_at, tz, with_year=False):<12}", style="dim")
-    row.append(f"{memory.source:<7}{memory.owner[:10]:<11}{state:<8}", style="dim")
-    row.append(one_line(memory.content))
-    row.truncate(width, overflow="ellipsis")
-    return row
-
-
 class HistoryPane(ListPane[ItemList[Memory]]):
     """The supersede chain of the memory last selected in a memory pane."""
 
     PANE_ID = "history"
     COPY_LABEL = "version"
+    WRITE_ACTIONS = frozenset({"restore", "forget_chain"})
     TITLE = "History"
     EMPTY_TEXT = EMPTY_TEXT
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -70,8 +55,17 @@ class HistoryPane(ListPane[ItemList[Memory]]):
         self.watch(self.app, "selected_memory_id", lambda: moved(False), init=False)
 
     def _row(self, memory: Memory, width: int) -> Text:
+        """One version: number, when, source, author, state, text."""
         number = self.versions.index(memory) + 1 if memory in self.versions else 0
-        return version_row(number, memory, width, self.memtui.tz)
+        state = "current" if memory.status == "active" else "old"
+        row = Text(no_wrap=True, overflow="ellipsis")
+        row.append(f"v{number:<3}", style="bold" if state == "current" else "")
+        row.append(f"{local_time(memory.created_at, self.memtui.tz, with_year=False):<12}",
+                   style="dim")
+        row.append(f"{memory.source:<7}{memory.owner[:10]:<11}{state:<8}", style="dim")
+        row.append(one_line(memory.content))
+        row.truncate(width, overflow="ellipsis")
+        return row
 
     def selected_memory(self) -> Memory | None:
         """The version under the cursor."""
@@ -81,10 +75,6 @@ class HistoryPane(ListPane[ItemList[Memory]]):
         """The current (active) version of the chain."""
         active = [m for m in self.versions if m.status == "active"]
         return active[-1] if active else (self.versions[-1] if self.versions else None)
-
-    def offers(self, action: str) -> bool:
-        """Restore and forget are offered only where the user's role allows writes."""
-        return action not in ("restore", "forget_chain") or self.write_refusal is None
 
     def refresh_data(self) -> None:
         """Read the chain of the selected memory again (the cursor stays on its version)."""
@@ -118,17 +108,16 @@ class HistoryPane(ListPane[ItemList[Memory]]):
         head = self.head()
         self.check_writes(head.project if head else None, asked=head is not None)
 
-    def _update_preview(self) -> None:
+    def preview(self) -> RenderableType:
+        """The selected version's text and where it stands."""
         memory = self.selected_memory()
-        preview = self.query_one(PreviewScroll)
         if memory is None:
-            preview.show("")
-            return
+            return ""
         meta = Text(f"{memory.id} · {memory.kind} · {memory.source} · by {memory.owner} · "
                     f"{local_time(memory.created_at, self.memtui.tz)}"
                     + (f" · replaced by {memory.superseded_by}" if memory.superseded_by else
                        " · current"), style="dim")
-        preview.show(Text.assemble(meta, "\n", block(memory.content)))
+        return Text.assemble(meta, "\n", block(memory.content))
 
     def action_restore(self) -> None:
         """Make the selected version current again (a supersede of the current head)."""

@@ -1,12 +1,11 @@
-"""The Inbox pane: what agents wrote while review is on, waiting for a decision -- rows
-from the app's ``inbox_sources`` (memtui's pending memories, Gemini CLI's inbox patches),
-read in a thread job; rows can be marked and decided together, each decision a curator
-step."""
+"""The Inbox pane: what agents wrote while review is on, waiting for a decision (rows from
+the app's ``inbox_sources``, read in a thread job); marked rows are decided together."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, ClassVar
 
+from rich.console import RenderableType
 from rich.text import Text
 from textual.binding import Binding, BindingType
 
@@ -16,7 +15,6 @@ from memtui.app.inbox_sources import MEMORY_SOURCE, InboxEntry, Outcome
 from memtui.app.panes.base import DETAIL_BINDINGS
 from memtui.app.panes.list_pane import ListPane
 from memtui.app.widgets.line_list import ItemList, LineList
-from memtui.app.widgets.preview import PreviewScroll
 from memtui.engine.review import InboxItem
 from memtui.errors import MemtuiError
 from memtui.store.models import Memory
@@ -77,8 +75,6 @@ class InboxPane(ListPane[ItemList[InboxEntry]]):
         self.review_on = False
         self.loaded = False
 
-    # ---- parts --------------------------------------------------------------------------
-
     def current(self) -> InboxEntry | None:
         """The row under the cursor."""
         return self.item_list.current()
@@ -122,8 +118,6 @@ class InboxPane(ListPane[ItemList[InboxEntry]]):
             row.append("  read only", style="dim italic")
         row.truncate(width, overflow="ellipsis")
         return row
-
-    # ---- data ---------------------------------------------------------------------------
 
     def refresh_data(self) -> None:
         """Read the inbox again in a worker (the cursor stays on the same row)."""
@@ -181,14 +175,12 @@ class InboxPane(ListPane[ItemList[InboxEntry]]):
         title.append(" · review " + ("on" if self.review_on else "off"), style="dim")
         self.show_title(title)
 
-    def _update_preview(self) -> None:
-        preview = self.query_one(PreviewScroll)
+    def preview(self) -> RenderableType:
+        """The selected row in full."""
         entry = self.current()
         if entry is None:
-            preview.show(Text(self.item_list.empty_text, style="dim") if self.loaded else "")
-            return
-        preview.show(self.memtui.inbox_sources.named(entry.origin).detail(entry,
-                                                                           self.memtui.tz))
+            return Text(self.item_list.empty_text, style="dim") if self.loaded else ""
+        return self.memtui.inbox_sources.named(entry.origin).detail(entry, self.memtui.tz)
 
     def on_line_list_opened(self, message: LineList.Opened) -> None:
         """Enter: the selected row in a scrollable window (not the base's memory detail)."""
@@ -203,8 +195,6 @@ class InboxPane(ListPane[ItemList[InboxEntry]]):
             f"Inbox · {one_line(entry.key, 60)}",
             self.memtui.inbox_sources.named(entry.origin).detail(entry, self.memtui.tz),
             copy_text=entry.text))
-
-    # ---- marks --------------------------------------------------------------------------
 
     def action_toggle_mark(self) -> None:
         """Mark or unmark the selected row, then move down."""
@@ -227,8 +217,6 @@ class InboxPane(ListPane[ItemList[InboxEntry]]):
         self.marked = marked
         self.item_list.refresh()
         self._update_title()
-
-    # ---- decisions ----------------------------------------------------------------------
 
     def _actionable(self, entries: list[InboxEntry]) -> list[InboxEntry] | None:
         if not entries:
@@ -254,8 +242,7 @@ class InboxPane(ListPane[ItemList[InboxEntry]]):
             self.memtui.do(inbox_decide(self.memtui.inbox_sources, "approve", entries), self)
 
     def action_reject(self) -> None:
-        """Reject the marked rows, else the selected one (asks first; a Gemini patch: dismiss
-        it)."""
+        """Reject the marked rows, else the selected one (asks; a Gemini patch: dismissed)."""
         entries = self._actionable(self.chosen())
         if entries is not None:
             self.memtui.do(inbox_decide(self.memtui.inbox_sources, "reject", entries), self)

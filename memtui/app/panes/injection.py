@@ -30,17 +30,11 @@ class InjectionPane(Pane):
 
     PANE_ID = "inject"
     TITLE = "Inject"
+    NOTHING_TO_COPY = "Nothing to copy: nothing would be injected."
     DEFAULT_CSS = """
-    InjectionPane .inject-scroll {
-        height: 1fr;
-        padding: 0 1;
-    }
-    InjectionPane .inject-scroll:focus {
-        background-tint: $foreground 3%;
-    }
-    InjectionPane .preview-text {
-        width: 1fr;
-    }
+    InjectionPane .inject-scroll { height: 1fr; padding: 0 1; }
+    InjectionPane .inject-scroll:focus { background-tint: $foreground 3%; }
+    InjectionPane .preview-text { width: 1fr; }
     """
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("c", "copy", "copy", tooltip="Copy the whole first turn", id="inject.copy"),
@@ -73,9 +67,8 @@ class InjectionPane(Pane):
         super().refresh_data()
         title = self.query_one("#inject-title", Static)
         body = self.query_one("#inject-text", Static)
-        project = self.memtui.project
+        project, self.text = self.memtui.project, ""
         if project is None:
-            self.text = ""
             title.update(Text("Injection preview", style="bold"))
             body.update(Text("No current project — you are not a member of any project yet.",
                              style="dim"))
@@ -84,7 +77,6 @@ class InjectionPane(Pane):
         try:
             result = self.memtui.engine.injection.preview_for_project(project, prompt=prompt)
         except MemtuiError as error:
-            self.text = ""
             body.update(Text(error.message, style="bold"))
             return
         heading = Text(f"Injection preview · new task in {project} · ", style="bold")
@@ -94,7 +86,6 @@ class InjectionPane(Pane):
                            style="bold")
             body.update(block(result.prompt))
         else:
-            self.text = ""
             heading.append("nothing injected", style="dim")
             body.update(Text(REASON_TEXT.get(result.reason, result.reason), style="dim"))
         heading.append(" · c copies", style="dim")
@@ -109,10 +100,3 @@ class InjectionPane(Pane):
     def action_edit_prompt(self) -> None:
         """Type an example prompt."""
         self.screen.set_focus(self.query_one("#inject-prompt", Input))
-
-    def action_copy(self) -> None:
-        """Copy the first turn."""
-        if not self.text:
-            self.memtui.say("Nothing to copy: nothing would be injected.", severity="warning")
-            return
-        self.memtui.copy_text(self.text, "injection preview")

@@ -1,11 +1,12 @@
-"""``ListPane``: a pane whose main part is one list (Bundles, Codex, History, Inbox, Log):
-a title line, the list (id ``<PANE_ID>-list``), and the selected row's details below it. The
-list is what gets focus when the pane is shown; moving its cursor shows the selected row."""
+"""``ListPane``: a title line, one list (id ``<PANE_ID>-list``, focused when the pane is
+shown) and the selected row's details below it."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, ClassVar, Generic, TypeVar, cast
 
+from rich.console import RenderableType
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.widget import Widget
@@ -19,20 +20,23 @@ ListType = TypeVar("ListType", bound=LineList)
 
 
 class ListPane(Pane, Generic[ListType]):
-    """A pane built round one list widget (``ListType``, made by ``make_list``)."""
+    """A pane built round one list widget (``ListType``, a ``LIST_CLASS`` of ``_row`` lines)."""
 
+    LIST_CLASS: ClassVar[Callable[..., LineList]] = ItemList
+    """The list's class (an ``ItemList`` unless the pane pages its rows)."""
     EMPTY_TEXT: ClassVar[str] = ""
     """What the list says while it has no rows."""
+    DETAIL_HEIGHT: ClassVar[str | None] = None
+    """The details' height beside the list's ``1fr`` (None: the CSS's fixed height)."""
 
     def compose(self) -> ComposeResult:
         """Title, the list, the selected row's details."""
         yield Static("", classes="pane-title", id=f"{self.PANE_ID}-title")
-        yield self.make_list(id=f"{self.PANE_ID}-list", empty_text=self.EMPTY_TEXT)
-        yield PreviewScroll(f"{self.PANE_ID}-preview", id=f"{self.PANE_ID}-scroll")
-
-    def make_list(self, *, id: str, empty_text: str) -> LineList:
-        """The list (an ``ItemList`` of ``_row`` lines unless the pane pages its rows)."""
-        return ItemList(self._row, id=id, empty_text=empty_text)
+        yield self.LIST_CLASS(self._row, id=f"{self.PANE_ID}-list", empty_text=self.EMPTY_TEXT)
+        scroll = PreviewScroll(f"{self.PANE_ID}-preview", id=f"{self.PANE_ID}-scroll")
+        if self.DETAIL_HEIGHT is not None:
+            scroll.styles.height = self.DETAIL_HEIGHT
+        yield scroll
 
     def _row(self, item: Any, width: int) -> Text:
         """One row of the list in ``width`` columns (each pane says how)."""
@@ -51,9 +55,13 @@ class ListPane(Pane, Generic[ListType]):
         """The list."""
         return self.item_list
 
-    def _update_preview(self) -> None:
-        """Show the selected row below the list (each pane says how)."""
+    def preview(self) -> RenderableType:
+        """What the details below the list show for the selected row (each pane says how)."""
         raise NotImplementedError
+
+    def _update_preview(self) -> None:
+        """Show the selected row below the list."""
+        self.query_one(PreviewScroll).show(self.preview())
 
     def on_line_list_cursor_moved(self, message: LineList.CursorMoved) -> None:
         """Show the row the cursor moved to."""

@@ -1,7 +1,5 @@
-"""The User memories and Project memories panes: a paged list with search, filter, marks,
-and the curation keys (new, note, correct, forget, copy, history); the filter's ``stale``
-choice lists the list's stale memories (``engine.staleness``, read whole in a worker) with
-why each is stale, to keep, correct or forget."""
+"""The User memories and Project memories panes: a paged list with search, filter, marks and
+the curation keys; the filter's ``stale`` choice lists the stale memories with why."""
 
 from __future__ import annotations
 
@@ -37,6 +35,7 @@ PREVIEW_LINES = 3
 """Lines of the selected memory's text shown under the list (more when it is taller)."""
 SEARCH_PLACEHOLDER = "/ search (words; the last one may be a prefix)"
 STALE_EMPTY = "No stale memories here — f changes the filter"
+NO_SELECTION = "Select a memory first (the list is empty)."
 
 
 class SearchPrompt(Static):
@@ -45,14 +44,8 @@ class SearchPrompt(Static):
     is made then, not for the first frame."""
 
     DEFAULT_CSS = """
-    SearchPrompt {
-        height: 1;
-        margin: 0 1;
-        background: $surface;
-        color: $text-disabled;
-        text-wrap: nowrap;
-        text-overflow: ellipsis;
-    }
+    SearchPrompt { height: 1; margin: 0 1; background: $surface; color: $text-disabled;
+                   text-wrap: nowrap; text-overflow: ellipsis; }
     """
 
     class Activated(Message):
@@ -97,9 +90,8 @@ class MemoriesPane(Pane):
                 tooltip="Leave the search (clears it) / clear marks", id="memory.leave_search"),
     ]
 
-    WRITE_ACTIONS: ClassVar[frozenset[str]] = frozenset({"note", "add", "correct", "forget",
-                                                        "keep"})
-    """The keys that write: not offered where the user's role does not allow writes."""
+    NOTHING_TO_COPY = NO_SELECTION
+    WRITE_ACTIONS = frozenset({"note", "add", "correct", "forget", "keep"})
 
     def __init__(self) -> None:
         super().__init__()
@@ -128,8 +120,6 @@ class MemoriesPane(Pane):
         yield SearchPrompt(SEARCH_PLACEHOLDER, id=f"{self.PANE_ID}-search-prompt")
         yield self.memory_list
         yield self._preview
-
-    # ---- parts --------------------------------------------------------------------------
 
     @property
     def search_text(self) -> str:
@@ -171,8 +161,6 @@ class MemoriesPane(Pane):
         """The memory under the cursor."""
         return self.memory_list.current()
 
-    # ---- data ---------------------------------------------------------------------------
-
     def on_mount(self) -> None:
         """Set the time zone; the start pane reads its list now, not after the first frame."""
         self.memory_list.tz = self.memtui.tz
@@ -180,8 +168,7 @@ class MemoriesPane(Pane):
             self.refresh_data(first_page_now=True)
 
     def refresh_data(self, *, first_page_now: bool = False) -> None:
-        """Read the list again (keeping cursor and scroll once it has loaded);
-        ``first_page_now``: see ``MemoryList.show``."""
+        """Read the list again (``first_page_now``: see ``MemoryList.show``)."""
         super().refresh_data()
         self.memory_list.tz = self.memtui.tz
         if self._loaded_once:
@@ -207,10 +194,6 @@ class MemoriesPane(Pane):
         """Forget position and marks (the list now shows something else)."""
         self._loaded_once = False
         self.memory_list.marked.clear()
-
-    def offers(self, action: str) -> bool:
-        """Writes are offered only where the user's role allows them."""
-        return action not in self.WRITE_ACTIONS or self.write_refusal is None
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Keep (``K``) works in the stale view only."""
@@ -271,8 +254,7 @@ class MemoriesPane(Pane):
                                    keep_position=keep_position)
 
     def _update_title(self) -> None:
-        """The pane's name, the list's count, its filter, marks and whether it is read only
-        (not the search: the search box shows it)."""
+        """The pane's name, the list's count, filter, marks and whether it is read only."""
         memory_list = self.memory_list
         count, at_least, heading = memory_list.count, memory_list.at_least, self.heading()
         shown_for = (heading, count, at_least, self.choice, len(memory_list.marked),
@@ -363,8 +345,6 @@ class MemoriesPane(Pane):
         if stale is not None and not self.choice.stale:
             self.memory_list.set_stale(stale)
 
-    # ---- search -------------------------------------------------------------------------
-
     def _search_typed(self, text: str) -> None:
         """Search as you type, no debounce: a newer keystroke interrupts the older query,
         whose matches stay on screen until the new ones are read."""
@@ -394,12 +374,10 @@ class MemoriesPane(Pane):
         elif self.memory_list.marked:
             self.memory_list.action_clear_marks()
 
-    # ---- actions ------------------------------------------------------------------------
-
     def _need_memory(self) -> Memory | None:
         memory = self.selected_memory()
         if memory is None:
-            self.memtui.say("Select a memory first (the list is empty).", severity="warning")
+            self.memtui.say(NO_SELECTION, severity="warning")
         return memory
 
     def action_add(self) -> None:
@@ -460,12 +438,6 @@ class MemoriesPane(Pane):
     def on_written(self, message: Written) -> None:
         """A forget this pane asked for is done: its memories' marks go."""
         self.memory_list.marked.difference_update(message.change.removed)
-
-    def action_copy(self) -> None:
-        """Copy the selected memory's text."""
-        memory = self._need_memory()
-        if memory is not None:
-            self.memtui.copy_text(memory.content, f"memory {memory.id}")
 
     def action_filter(self) -> None:
         """Choose kind, status (or the stale view) and source."""

@@ -1,8 +1,5 @@
-"""The Profile pane: display name, time zone, preferences (a JSON object).
-
-Saving goes through the engine, which refuses unknown time zones and preference keys that
-name a secret; the error shows under the form and everything typed stays.
-"""
+"""The Profile pane: display name, time zone, preferences (a JSON object); a refused save
+says why under the form and everything typed stays."""
 
 from __future__ import annotations
 
@@ -37,32 +34,13 @@ class ProfilePane(FormPane):
 
     SCOPED_CSS = False
     DEFAULT_CSS = """
-    .field-row {
-        height: auto;
-        min-height: 1;
-        margin-top: 1;
-    }
-    .field-label {
-        width: 16;
-    }
-    .field-label-wide {
-        margin-top: 1;
-        width: 1fr;
-    }
-    .field-row Input {
-        width: 1fr;
-    }
-    #profile-prefs {
-        height: 8;
-        min-height: 4;
-    }
-    .form-buttons {
-        height: auto;
-        margin-top: 1;
-    }
-    .form-buttons Button {
-        margin-right: 2;
-    }
+    .field-row { height: auto; min-height: 1; margin-top: 1; }
+    .field-label { width: 16; }
+    .field-label-wide { margin-top: 1; width: 1fr; }
+    .field-row Input { width: 1fr; }
+    #profile-prefs { height: 8; min-height: 4; }
+    .form-buttons { height: auto; margin-top: 1; }
+    .form-buttons Button { margin-right: 2; }
     """
 
     PANE_ID = "profile"
@@ -200,14 +178,12 @@ class ProfilePane(FormPane):
             preferences=preferences), self)
 
     def on_written(self, message: Written) -> None:
-        """Saved: the times on screen follow its time zone, the form shows the stored
-        profile; a save asked for on leaving goes on."""
+        """Saved: the times follow its time zone; a save asked for on leaving goes on."""
         self.memtui.tz = zone(message.change.result.timezone)
         self._saved()
 
     def on_write_refused(self, message: WriteRefused) -> None:
-        """Refused: why, under the form (what was typed stays); nothing to change is no
-        refusal."""
+        """Refused: why, under the form (nothing to change is no refusal)."""
         if message.unchanged:
             self._saved()
             return

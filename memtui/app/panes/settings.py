@@ -1,6 +1,5 @@
-"""The Settings pane: the user's auto-memory settings (with defaults), and per-task flags.
-Switches apply at once, numbers and model names on Enter (a refusal shows under the field,
-what was typed stays); a set model endpoint is asked whether it answers, in a thread job."""
+"""The Settings pane: the user's auto-memory settings and per-task flags; switches apply at
+once, numbers and model names on Enter (a refusal shows under the field)."""
 
 from __future__ import annotations
 
@@ -38,41 +37,15 @@ class SettingsPane(FormPane):
 
     SCOPED_CSS = False
     DEFAULT_CSS = """
-    .setting-row {
-        height: 1;
-    }
-    .setting-switch, .setting-input {
-        width: 14;
-    }
-    .setting-name {
-        width: 34;
-        padding-left: 1;
-    }
-    .setting-meaning {
-        width: 1fr;
-        height: 1;
-        text-wrap: nowrap;
-        text-overflow: ellipsis;
-    }
-    .section-title {
-        margin-top: 1;
-        height: 1;
-    }
-    #flag-task {
-        width: 1fr;
-    }
-    .flag-label {
-        width: 10;
-    }
-    #flag-use, #flag-generate {
-        width: 24;
-    }
-    .field-help {
-        height: 2;
-        padding: 0 1;
-        border-top: hkey $primary 50%;
-        color: $text-muted;
-    }
+    .setting-row { height: 1; }
+    .setting-switch, .setting-input { width: 14; }
+    .setting-name { width: 34; padding-left: 1; }
+    .setting-meaning { width: 1fr; height: 1; text-wrap: nowrap; text-overflow: ellipsis; }
+    .section-title { margin-top: 1; height: 1; }
+    #flag-task { width: 1fr; }
+    .flag-label { width: 10; }
+    #flag-use, #flag-generate { width: 24; }
+    .field-help { height: 2; padding: 0 1; border-top: hkey $primary 50%; color: $text-muted; }
     """
 
     PANE_ID = "settings"
@@ -167,8 +140,7 @@ class SettingsPane(FormPane):
         self.memtui.do(change_settings(self.memtui.engine, changes, form="settings"), self)
 
     def on_written(self, message: Written) -> None:
-        """A change this pane asked for is stored: the fields show what is stored (the
-        marks of typed fields go); a save asked for on leaving goes on."""
+        """A change this pane asked for is stored: show it; a save on leaving goes on."""
         for name in message.change.result or ():
             self._shown.pop(name, None)
         self.refresh_data()
@@ -186,7 +158,7 @@ class SettingsPane(FormPane):
         """Put the stored values back in the fields."""
         for name, shown in self._shown.items():
             self.query_one(f"#set-{name}", Input).value = shown
-            self._clear_error(name)
+            self._error(name, "")
         self._show_title()
 
     def on_input_changed(self, event: Input.Changed) -> None:
@@ -214,8 +186,6 @@ class SettingsPane(FormPane):
     def focus_target(self) -> Widget | None:
         """The first switch."""
         return self.query(Checkbox).first() if self.query(Checkbox) else None
-
-    # ---- data ---------------------------------------------------------------------------
 
     def read_stored(self) -> None:
         """The stored settings."""
@@ -278,13 +248,9 @@ class SettingsPane(FormPane):
                 select.value = flag_word(getattr(task, attribute) if task else None)
             select.disabled = task is None
 
-    # ---- changes ------------------------------------------------------------------------
-
     def _error(self, name: str, message: str) -> None:
+        """Say why under the field (an empty message hides the line)."""
         self.query_one(f"#err-{name}", Static).update(Text(one_line(message), style="bold"))
-
-    def _clear_error(self, name: str) -> None:
-        self.query_one(f"#err-{name}", Static).update("")
 
     def on_checkbox_changed(self, event: Checkbox.Changed) -> None:
         """A switch applies at once."""
@@ -305,7 +271,7 @@ class SettingsPane(FormPane):
         self._apply(name, value)
 
     def _apply(self, name: str, value: Any) -> None:
-        self._clear_error(name)
+        self._error(name, "")
         if self.values.get(name) == value:  # show the stored value (as stored), unmarked
             self._shown.pop(name, None)
             self.refresh_data()
@@ -324,6 +290,6 @@ class SettingsPane(FormPane):
         if not isinstance(picker.value, str) or not isinstance(event.value, str):
             return
         name = (event.select.id or "").removeprefix("flag-")
-        self._clear_error("flags")
+        self._error("flags", "")
         self.memtui.do(task_flags(self.memtui.engine, picker.value, **{name: event.value}),
                        self)

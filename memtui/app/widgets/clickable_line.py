@@ -1,6 +1,5 @@
 """A one-line widget drawn as text whose parts can be clicked and hovered: the base of the
-pane bar and the key bar (``render`` records where each item landed: ``remember_spans``).
-"""
+pane bar and the key bar (``render`` records where each item landed: ``remember_spans``)."""
 
 from __future__ import annotations
 

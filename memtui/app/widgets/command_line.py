@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, cast
 
 from textual.binding import Binding
@@ -30,15 +31,10 @@ class CommandSuggester(Suggester):
 
 
 class CommandLine(Input):
-    """A one-line input for ``/memory`` commands; right arrow (or tab) takes the completion,
-    Enter runs, Escape closes."""
+    """A one-line input for ``/memory`` commands: tab completes, Enter runs, Escape closes."""
 
     DEFAULT_CSS = """
-    CommandLine, CommandLine:focus {
-        height: 1;
-        background: $surface;
-        border: none;
-    }
+    CommandLine, CommandLine:focus { height: 1; background: $surface; border: none; }
     """
 
     BINDINGS = [
@@ -66,8 +62,7 @@ class CommandLine(Input):
         self.post_message(self.Closed(self))
 
     def on_input_submitted(self, message: Input.Submitted) -> None:
-        """Enter: run the command, closing the line; what is wrong with it is said, and
-        the line stays open."""
+        """Enter: run the command (a wrong one is said, and the line stays open)."""
         from memtui.app.commands import CommandError, parse_command, run
 
         message.stop()
@@ -87,9 +82,8 @@ class CommandLine(Input):
             self.value = suggestion
             self.cursor_position = len(self.value)
 
+    @dataclass
     class Closed(Message):
         """The command line was closed without running anything."""
 
-        def __init__(self, command_line: CommandLine) -> None:
-            super().__init__()
-            self.command_line = command_line
+        command_line: CommandLine

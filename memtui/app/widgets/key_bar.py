@@ -1,7 +1,6 @@
 """The key bar: one line of the keys that work here (``n note e edit d forget …``): what
 Textual's ``Footer`` shows, as one widget drawn as text (``Footer`` builds a widget per key,
-again on every focus change). Clicking a key presses it; a disabled key is dim.
-"""
+again on every focus change). Clicking a key presses it; a disabled key is dim."""
 
 from __future__ import annotations
 

@@ -1,9 +1,10 @@
 """A focusable list drawn line by line (Textual's Line API), with a cursor; ``ItemList``
-shows a small in-memory list (a history chain, agents' entries)."""
+shows a small in-memory list."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import ClassVar, Generic, TypeVar
 
 from rich.segment import Segment
@@ -28,18 +29,12 @@ CURSOR_MARK = "›"
 """Drawn in the first column of the cursor row, so it shows without color (NO_COLOR)."""
 
 
+@dataclass
 class RowMessage(Message):
     """A message about one row of a list: the list that sent it and the row's index."""
 
-    def __init__(self, line_list: LineList, index: int) -> None:
-        super().__init__()
-        self.line_list = line_list
-        self.index = index
-
-    @property
-    def control(self) -> LineList:
-        """The list that sent the message."""
-        return self.line_list
+    line_list: LineList
+    index: int
 
 
 ROW_LEAD_CELLS = 2
@@ -47,8 +42,8 @@ ROW_LEAD_CELLS = 2
 
 
 class LineList(ScrollView, can_focus=True):
-    """A list of one-line rows with a cursor. Subclasses implement ``row_count`` and
-    ``row_text``; the list handles scrolling, the cursor and the movement keys."""
+    """A list of one-line rows with a cursor; subclasses implement ``row_count`` and
+    ``row_text``."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("down,j", "move(1)", "down", show=False, tooltip="Cursor down", id="list.down"),
@@ -158,8 +153,7 @@ class LineList(ScrollView, can_focus=True):
             self.refresh_line(index)
 
     def update_size(self) -> None:
-        """Tell the scroll view how many rows there are: the scroll bar follows without a
-        layout."""
+        """Tell the scroll view how many rows there are (the scroll bar follows, no layout)."""
         size = Size(0, self.row_count())
         if size == self.virtual_size:
             return
@@ -307,9 +301,7 @@ class ItemList(LineList, Generic[T]):
 
     def current(self) -> T | None:
         """The item under the cursor."""
-        if 0 <= self._cursor < len(self._items):
-            return self._items[self._cursor]
-        return None
+        return self._items[self._cursor] if 0 <= self._cursor < len(self._items) else None
 
     def row_count(self) -> int:
         """How many items there are."""

@@ -1,7 +1,6 @@
 """``ListLoading``: how one memory list's loads go, with no Textual. ``run_load``, in the
 loader thread, reads the first page, waits for the frame showing it, then counts (a search
-capped, once typing pauses, then exactly).
-"""
+capped, once typing pauses, then exactly)."""
 
 from __future__ import annotations
 

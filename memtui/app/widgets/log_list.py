@@ -1,5 +1,4 @@
-"""``LogList``: the extraction log of any length, drawn line by line, paged in from the
-store (``LogSource``: keyset pages through the engine; ``PagedLineList``)."""
+"""``LogList``: the extraction log of any length, paged in from the store (``LogSource``)."""
 
 from __future__ import annotations
 
@@ -10,7 +9,7 @@ from rich.text import Text
 from textual.strip import Strip
 
 from memtui.app.widgets.paged_list import PREFETCH_SCREENS, PagedLineList
-from memtui.app.widgets.paged_source import MAX_CACHED_PAGES, PAGE_SIZE, KeysetPages
+from memtui.app.widgets.paged_source import KeysetPages
 from memtui.errors import MemtuiError
 from memtui.store.models import LogEntry, PageCursor
 
@@ -20,11 +19,6 @@ if TYPE_CHECKING:
 
 class LogSource(KeysetPages[LogEntry]):
     """The acting user's extraction log by position, newest scan first, page by page."""
-
-    def __init__(self, engine: Engine, *, page_size: int = PAGE_SIZE,
-                 max_pages: int = MAX_CACHED_PAGES) -> None:
-        super().__init__(page_size=page_size, max_pages=max_pages)
-        self.engine = engine
 
     def count_rows(self) -> int:
         """Count the log rows (one query) and remember the answer."""
@@ -60,8 +54,7 @@ class LogList(PagedLineList[LogEntry]):
         self.source: LogSource | None = None
 
     def show(self, engine: Engine) -> None:
-        """Read the log again: count it and read the pages around the cursor; the cursor
-        stays on the same task when it is still there, else on the same position."""
+        """Read the log again around the cursor, which stays on its task (else its row)."""
         current = self.current()
         index, top = self._cursor, round(self.scroll_y)
         height = max(1, self.size.height or 24)

@@ -1,14 +1,13 @@
 """``MemoryList``: a memory list of any size, drawn line by line, paged in from the store by
 one long-lived loader thread (``ListLoading``); a key's rows and its echo are painted in one
-frame (``PaintHold``), and only rows that look different are drawn again (``RowLook``).
-"""
+frame (``PaintHold``), and only rows that look different are drawn again (``RowLook``)."""
 
 from __future__ import annotations
 
 import re
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from itertools import groupby
 from typing import TYPE_CHECKING, Any
 from zoneinfo import ZoneInfo
@@ -121,25 +120,22 @@ class MemoryList(PagedLineList[Memory]):
                 tooltip="Clear the marks", id="memory.clear_marks"),
     ]
 
+    @dataclass
     class Loaded(Message):
         """A load's source was read (internal); ``painted`` is set once its frame is."""
 
-        def __init__(self, generation: int, source: PagedSource, anchor: Anchor | None,
-                     painted: threading.Event | None = None) -> None:
-            super().__init__()
-            self.generation = generation
-            self.source = source
-            self.anchor = anchor
-            self.painted = painted or threading.Event()
+        generation: int
+        source: PagedSource
+        anchor: Anchor | None
+        painted: threading.Event = field(default_factory=threading.Event)
 
+    @dataclass
     class Counted(Message):
         """A load's rows were counted (internal; ``capped``: at least ``count``)."""
 
-        def __init__(self, generation: int, count: int, capped: bool = False) -> None:
-            super().__init__()
-            self.generation = generation
-            self.count = count
-            self.capped = capped
+        generation: int
+        count: int
+        capped: bool = False
 
     LoadFailed = PagedLineList.PagesFailed
 
@@ -229,7 +225,8 @@ class MemoryList(PagedLineList[Memory]):
         anchor = self._anchor() if keep_position and self.source is not None else None
         self._loading.nothing()
         self._drop_older(self._loading.generation)
-        source = FirstRowsSource.holding(engine, flt, rows, sizes_of=KeysetPages(), whole=True)
+        source = FirstRowsSource.holding(engine, flt, rows, sizes_of=KeysetPages(engine),
+                                         whole=True)
         self._loading.loaded(source)
         self._apply_loaded(source, anchor)
 
@@ -399,9 +396,8 @@ class MemoryList(PagedLineList[Memory]):
         source = self.source
         if source is None:
             return 0
-        if source.count is not None:
-            return source.count
-        return max(source.loaded_prefix(), self.at_least or 0)
+        return source.count if source.count is not None \
+            else max(source.loaded_prefix(), self.at_least or 0)
 
     def row_text(self, index: int, width: int) -> Text | None:
         """Draw one memory as ``Text`` (``None`` while its page is being read)."""
@@ -425,8 +421,7 @@ class MemoryList(PagedLineList[Memory]):
         self._row_styles = None
 
     def row_segments(self, index: int, width: int) -> tuple[list[Segment], int] | None:
-        """One memory straight to segments (``None`` while its page is read, or outside a
-        frame)."""
+        """One memory straight to segments (None while its page is read, or outside a frame)."""
         styles = self._row_styles
         memory = self.row_at(index) if styles is not None else None
         if memory is None or styles is None:

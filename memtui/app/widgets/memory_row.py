@@ -1,7 +1,6 @@
 """One memory as one row of a list: as a ``rich.text.Text`` (``memory_row``), and the same
 cells drawn straight to segments (``memory_row_segments``, much faster: what the list paints,
-except for a row narrower than its fixed columns).
-"""
+except for a row narrower than its fixed columns)."""
 
 from __future__ import annotations
 
@@ -34,8 +33,7 @@ MARK_CELLS = 2
 
 @dataclass(frozen=True)
 class RowStyles:
-    """The styles a row is drawn in, each combined with the list's own style (once a
-    frame)."""
+    """The styles a row is drawn in, each combined with the list's own style."""
 
     base: Style
     dim: Style
@@ -62,8 +60,7 @@ def _columns(memory: Memory, tz: ZoneInfo) -> tuple[str, str]:
 
 
 def _row_parts(memory: Memory, width: int, tz: ZoneInfo) -> tuple[str, str, str, int]:
-    """A row's kind and created-time columns, its suffix, and the cells left for the content
-    at ``width``."""
+    """A row's kind and time columns, its suffix, and the cells left for its content."""
     kind, created = _columns(memory, tz)
     suffix = _suffix(memory)
     room = width - MARK_CELLS - cell_len(kind) - cell_len(created) - cell_len(suffix)
@@ -100,8 +97,7 @@ def memory_row(memory: Memory, width: int, tz: ZoneInfo, *, marked: bool = False
                stale: bool = False, pattern: re.Pattern[str] | None = None,
                match_style: str | Style = "", dim_style: str | Style = "",
                mark_style: str | Style = "") -> Text:
-    """One memory as a row: mark (``STALE_MARK`` for a stale one), kind, created time,
-    content (literal), source and use."""
+    """One memory as a row: mark, kind, created time, content (literal), source and use."""
     kind, created, suffix, room = _row_parts(memory, width, tz)
     room = max(MIN_CONTENT_WIDTH, room)
     row = Text(no_wrap=True, overflow="ellipsis")

@@ -1,10 +1,9 @@
 """``PagedLineList``: rows drawn from a ``KeysetPages`` source, pages prefetched around the
-visible rows, and far pages read by a worker (``_fetch_far``, which posts ``PagesFetched`` or
-``PagesFailed``). The base of ``MemoryList`` and ``LogList``.
-"""
+visible rows and far pages read by a worker. The base of ``MemoryList`` and ``LogList``."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
 from textual import work
@@ -23,24 +22,21 @@ FAR_PAGES_GROUP = "list-far-pages"
 
 
 class PagedLineList(LineList, Generic[R]):
-    """A ``LineList`` whose rows come from a ``KeysetPages`` source (``source``; a new load
-    bumps ``_generation`` and clears ``_pending``)."""
+    """A ``LineList`` whose rows come from a ``KeysetPages`` ``source``."""
 
+    @dataclass
     class PagesFetched(Message):
         """A worker read far pages (internal)."""
 
-        def __init__(self, generation: int, pages: dict[int, list[Any]]) -> None:
-            super().__init__()
-            self.generation = generation
-            self.pages = pages
+        generation: int
+        pages: dict[int, list[Any]]
 
+    @dataclass
     class PagesFailed(Message):
         """Reading far pages failed; ``error`` says why in words (internal)."""
 
-        def __init__(self, generation: int, error: str) -> None:
-            super().__init__()
-            self.generation = generation
-            self.error = error
+        generation: int
+        error: str
 
     def __init__(self, *, name: str | None = None, id: str | None = None,
                  classes: str | None = None) -> None:
@@ -57,9 +53,7 @@ class PagedLineList(LineList, Generic[R]):
 
     def current(self) -> R | None:
         """The row under the cursor (if its page is read)."""
-        if self.source is None or not self.row_count():
-            return None
-        return self.source.get(self._cursor)
+        return self.source.get(self._cursor) if self.source and self.row_count() else None
 
     def row_at(self, index: int) -> R | None:
         """The row at ``index``, read now when its page is cheap (else ``None``)."""

@@ -1,7 +1,6 @@
 """``PagedSource``: one memory list (a checked filter), read from the store page by page: a
 page next to a cached one by keyset (an index seek), any other by position from the nearer
-end. No Textual here; one instance is filled by one thread at a time.
-"""
+end. No Textual here; one instance is filled by one thread at a time."""
 
 from __future__ import annotations
 
@@ -42,10 +41,13 @@ class PagePlan:
 
 
 class KeysetPages(Generic[R]):
-    """Rows of one newest-first list by position, fetched page by page and cached (LRU).
-    Subclasses say how to count, how to read a page and what a row's position and key are."""
+    """Rows of one newest-first list by position, read through ``engine`` page by page and
+    cached (LRU). Subclasses say how to count, how to read a page and what a row's position
+    and key are."""
 
-    def __init__(self, *, page_size: int = PAGE_SIZE, max_pages: int = MAX_CACHED_PAGES) -> None:
+    def __init__(self, engine: Engine, *, page_size: int = PAGE_SIZE,
+                 max_pages: int = MAX_CACHED_PAGES) -> None:
+        self.engine = engine
         self.page_size = page_size
         self.max_pages = max_pages
         self.count: int | None = None
@@ -90,8 +92,7 @@ class KeysetPages(Generic[R]):
         return len(self._pages.get(0, ()))
 
     def first_rows(self) -> list[R]:
-        """The rows known from the top (a copy): the first page's, and the second's when it
-        follows on."""
+        """The rows known from the top (a copy): the first page's, and the second's."""
         first = self._pages.get(0, [])
         second = self._pages.get(1) if len(first) == self.page_size else None
         return [*first, *second] if second else list(first)
@@ -193,13 +194,11 @@ class KeysetPages(Generic[R]):
 
 
 class PagedSource(KeysetPages[Memory]):
-    """Rows of one memory list by position; ``flt`` must come from
-    ``engine.identity.memory_filter`` (``for_list``)."""
+    """Rows of one memory list by position (``flt`` from ``identity.memory_filter``)."""
 
     def __init__(self, engine: Engine, flt: MemoryFilter, *, page_size: int = PAGE_SIZE,
                  max_pages: int = MAX_CACHED_PAGES) -> None:
-        super().__init__(page_size=page_size, max_pages=max_pages)
-        self.engine = engine
+        super().__init__(engine, page_size=page_size, max_pages=max_pages)
         self.filter = flt
 
     @classmethod

@@ -6,8 +6,7 @@ the screen's paints are held (Textual's own batch) from the keystroke until the 
 applied, and ``paint_now`` paints them in the caller's turn, or when the hold runs out
 (``ECHO_HOLD_SECONDS``). The echo is not painted beside the query: a frame takes the GIL from
 it. The garbage collector is paused for the same stretch (at most ``GC_PAUSE_MAX_SECONDS``),
-so the frame's short-lived objects are collected after it.
-"""
+so the frame's short-lived objects are collected after it."""
 
 from __future__ import annotations
 

@@ -1,11 +1,11 @@
 """The pane bar: one line naming every pane (``1 Profile  2 User …``), the shown one marked,
 drawn as text (Textual's ``Tabs`` builds a widget per tab). A click on a name posts
-``Selected``; names that do not fit are cut around the shown pane, marked ``‹``/``›``.
-"""
+``Selected``; names that do not fit are cut around the shown pane, marked ``‹``/``›``."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import NamedTuple
 
 from rich.style import Style
@@ -50,8 +50,7 @@ def visible_window(widths: Sequence[int], active: int, room: int) -> tuple[int, 
 
 
 class PaneBar(ClickableLine[str]):
-    """One line naming the panes; the shown one is bold and highlighted (also under
-    NO_COLOR)."""
+    """One line naming the panes; the shown one bold and highlighted (also under NO_COLOR)."""
 
     COMPONENT_CLASSES = {"pane-bar--active", "pane-bar--inactive", "pane-bar--hover",
                          "pane-bar--more"}
@@ -66,12 +65,11 @@ class PaneBar(ClickableLine[str]):
     active: reactive[str] = reactive("", layout=False)
     """The id of the pane shown."""
 
+    @dataclass
     class Selected(Message):
         """A pane's name was clicked."""
 
-        def __init__(self, pane_id: str) -> None:
-            super().__init__()
-            self.pane_id = pane_id
+        pane_id: str
 
     def __init__(self, labels: Sequence[PaneLabel], active: str, *,
                  id: str | None = None) -> None:
@@ -87,17 +85,12 @@ class PaneBar(ClickableLine[str]):
             self.badges[pane_id] = badge
             self.refresh()
 
-    def _names(self) -> list[str]:
-        return [f"{label.text} {self.badges[label.pane_id]}" if self.badges.get(label.pane_id)
-                else label.text for label in self.labels]
-
     def label_texts(self, width: int) -> list[str]:
         """The names as drawn: with a cell of room on both sides when that still fits."""
-        names = self._names()
+        names = [f"{label.text} {self.badges[label.pane_id]}" if self.badges.get(label.pane_id)
+                 else label.text for label in self.labels]
         padded = [f" {name} " for name in names]
-        if sum(map(len, padded)) + GAP * (len(padded) - 1) <= width:
-            return padded
-        return names
+        return padded if sum(map(len, padded)) + GAP * (len(padded) - 1) <= width else names
 
     def render(self) -> Text:
         """The names that fit, the shown one marked; remembers where each one is drawn."""

@@ -38,17 +38,9 @@ class PreviewScroll(VerticalScroll):
 
     SCOPED_CSS = False
     DEFAULT_CSS = """
-    .preview-scroll {
-        height: 7;
-        border-top: hkey $primary 50%;
-        padding: 0 1;
-    }
-    .preview-text {
-        width: 1fr;
-    }
-    .-tall .preview-scroll {
-        height: 12;
-    }
+    .preview-scroll { height: 7; border-top: hkey $primary 50%; padding: 0 1; }
+    .preview-text { width: 1fr; }
+    .-tall .preview-scroll { height: 12; }
     """
 
     def __init__(self, text_id: str, *, id: str | None = None) -> None:

@@ -1,8 +1,7 @@
 """``SearchBox``: the memory panes' search input, which never lays the screen out per key
 (``Input`` does, for its ``virtual_size``) and hands each new text straight to its pane.
 The typed text is drawn straight from ``rich.text.Text``; other cases (placeholder,
-suggestion, password, tabs) are drawn by ``Input`` itself.
-"""
+suggestion, password, tabs) are drawn by ``Input`` itself."""
 
 from __future__ import annotations
 
@@ -18,8 +17,7 @@ from memtui.app.textual_compat import input_suggestion
 
 
 class SearchBox(Input):
-    """An ``Input`` of fixed size whose new values go to ``on_typed`` (no
-    ``Input.Changed``)."""
+    """An ``Input`` of fixed size whose new values go to ``on_typed``."""
 
     virtual_size: Reactive[Size] = Reactive(Size(0, 0), layout=False)
 

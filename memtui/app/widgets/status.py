@@ -27,15 +27,12 @@ def shorten_path(path: str, width: int) -> str:
     home = str(Path.home())
     if home != "/" and path.startswith(home + "/"):
         path = "~" + path[len(home):]
-    if len(path) <= width:
-        return path
-    return "…" + path[-max(1, width - 1):]
+    return path if len(path) <= width else "…" + path[-max(1, width - 1):]
 
 
 @dataclass(frozen=True)
 class HeaderCounts:
-    """What the header shows from the store: the inbox rows, the generate/use settings, the
-    last recorded run (``None``: not read yet, or it could not be)."""
+    """What the header shows from the store (``None``: not read yet, or it could not be)."""
 
     inbox: int | None = None
     generate: bool | None = None
@@ -132,8 +129,7 @@ class StatusHeader(TextLine):
 
 
 class StatusLine(Horizontal):
-    """The last message (literal text) and, while a job runs, its progress bar (made the
-    first time a job reports)."""
+    """The last message (literal text) and, while a job runs, its progress bar."""
 
     DEFAULT_CSS = """
     StatusLine { height: auto; max-height: 3; background: $panel; }

@@ -1,7 +1,6 @@
 """``TextLine``: a one-line bar (the header, the pane bar, the key bar) whose
 ``rich.text.Text`` is drawn straight to its strip, skipping Textual's ``Content`` layout: the
-same cells, with the offsets Textual's text selection reads.
-"""
+same cells, with the offsets Textual's text selection reads."""
 
 from __future__ import annotations
 

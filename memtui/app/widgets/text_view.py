@@ -1,6 +1,5 @@
 """``TextView``: a ``Static`` showing a ``rich.text.Text`` that asks for a layout only when
-its height may change (``Static.update`` lays the whole screen out again by default).
-"""
+its height may change (``Static.update`` lays the whole screen out again by default)."""
 
 from __future__ import annotations
 
@@ -21,9 +20,8 @@ class TextView(Static):
         height = self.styles.height
         if height is not None and not height.is_auto:
             return False
-        if self.size.height != 1 or "\n" in text.plain:
-            return True
-        return text.cell_len > self.content_region.width
+        return self.size.height != 1 or "\n" in text.plain \
+            or text.cell_len > self.content_region.width
 
     def show(self, text: Text) -> None:
         """Show ``text`` (nothing to do when it is already shown)."""
