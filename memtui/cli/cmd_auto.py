@@ -232,12 +232,12 @@ def inject(ctx: CliContext, args: argparse.Namespace) -> int:
         return ctx.answer(result.to_json())
     state = "injected" if result.injected else f"nothing injected ({result.reason})"
     applied = " — applied" if args.apply and result.injected else ""
-    ctx.console.print(Text(f"{safe_text(args.task)}: {state}{applied}"))
+    ctx.say(f"{safe_text(args.task)}: {state}{applied}")
     if result.goal:
-        ctx.console.print(Text("goal:", style="bold"))
-        ctx.console.print(Text(safe_text(result.goal)))
-    ctx.console.print(Text("prompt:", style="bold"))
-    ctx.console.print(Text(safe_text(result.prompt)))
+        ctx.say("goal:", style="bold")
+        ctx.say(safe_text(result.goal))
+    ctx.say("prompt:", style="bold")
+    ctx.say(safe_text(result.prompt))
     return 0
 
 

@@ -81,27 +81,27 @@ def doctor_command(ctx: CliContext, args: argparse.Namespace) -> int:
         ctx.emit_json(report.to_json())
     else:
         for line in report.repaired:
-            ctx.console.print(Text(f"repaired: {line}"))
+            ctx.say(f"repaired: {line}")
         if report.healthy:
-            ctx.console.print(Text(f"{ctx.db_label}: healthy"))
+            ctx.say(f"{ctx.db_label}: healthy")
         for problem in report.problems:
-            ctx.console.print(Text(f"problem: {problem}"))
+            ctx.say(f"problem: {problem}")
         _print_vacuum(ctx, report)
     return 0 if report.finished else 1
 
 
 def _print_vacuum(ctx: CliContext, report: DoctorReport) -> None:
     if report.vacuum_skipped is not None:
-        ctx.console.print(Text(f"vacuum: skipped: {report.vacuum_skipped}"))
+        ctx.say(f"vacuum: skipped: {report.vacuum_skipped}")
     result = report.vacuum
     if result is None:
         return
     for step in result.done:
-        ctx.console.print(Text(f"vacuum: {step}"))
-    ctx.console.print(Text(f"vacuum: {_size(result.bytes_before)} before, "
-                           f"{_size(result.bytes_after)} after"))
+        ctx.say(f"vacuum: {step}")
+    ctx.say(f"vacuum: {_size(result.bytes_before)} before, "
+            f"{_size(result.bytes_after)} after")
     if result.pending is not None:
-        ctx.console.print(Text(f"vacuum: not finished: {result.pending}"))
+        ctx.say(f"vacuum: not finished: {result.pending}")
 
 
 BYTES_PER_KIB = 1024

@@ -99,8 +99,7 @@ def add_commands(sub: argparse._SubParsersAction, common: argparse.ArgumentParse
 def print_more(ctx: CliContext, shown: int, total: int, what: str) -> None:
     """``… N more <what>`` when a list was cut at ``shown`` of ``total``."""
     if total > shown:
-        ctx.console.print(Text(f"… {total - shown} more {what} (use --limit or --json)",
-                               style="dim"))
+        ctx.say(f"… {total - shown} more {what} (use --limit or --json)", style="dim")
 
 
 def print_list(ctx: CliContext, heading: Text, items: Sequence[T], line: Callable[[T], Text],
@@ -139,7 +138,7 @@ def list_out(ctx: CliContext, items: list[Any], table: Table, empty: str) -> int
     if ctx.json:
         ctx.emit_json({"items": [item.to_json() for item in items], "count": len(items)})
     elif not items:
-        ctx.console.print(Text(empty))
+        ctx.say(empty)
     else:
         ctx.console.print(table)
     return 0
@@ -158,12 +157,12 @@ def report_out(ctx: CliContext, report: ImportReport, what: str, limit: int) -> 
     line += f"; errors {report.errors}"
     if report.unchanged:
         line += f"; {report.unchanged} unchanged file(s) not read"
-    ctx.console.print(Text(line))
+    ctx.say(line)
     if report.created_projects:
-        ctx.console.print(Text("created project(s): " + ", ".join(report.created_projects)))
+        ctx.say("created project(s): " + ", ".join(report.created_projects))
     if report.truncated:
-        ctx.console.print(Text(f"cut to the size limit (marked in the text): "
-                               f"{one_line(', '.join(report.truncated))}", style="yellow"))
+        ctx.say(f"cut to the size limit (marked in the text): "
+                f"{one_line(', '.join(report.truncated))}", style="yellow")
     others = [item for item in report.items
               if item.outcome != OUTCOME_IMPORTED and item.reason != REASON_ALREADY]
     if others:

@@ -124,14 +124,18 @@ class CliContext:
         """Print one JSON document on stdout."""
         self.stdout.write(json.dumps(value, ensure_ascii=False, indent=2) + "\n")
 
+    def say(self, text: str, style: str = "") -> None:
+        """Print one line of text (literal, never markup) in ``style``."""
+        self.console.print(Text(text, style=style))
+
     def answer(self, payload: Any, *lines: RenderableType) -> int:
         """A command's answer (exit code 0): ``payload`` as JSON with ``--json``, else
-        ``lines``, each printed on its own."""
+        ``lines``, each printed on its own (a ``str`` as literal text)."""
         if self.json:
             self.emit_json(payload)
         else:
             for line in lines:
-                self.console.print(line)
+                self.console.print(Text(line) if isinstance(line, str) else line)
         return 0
 
     def error(self, error: MemtuiError) -> int:
