@@ -88,9 +88,8 @@ def main(argv: list[str] | None = None) -> int:
                           "seconds": round(took, 1),
                           "rows": rows_json(rows)}, indent=2, default=str))
     else:
-        print(f"memtui benchmark: {size:,} memories, seed {args.seed}"
-              f"{', quick' if args.quick else ''} "
-              f"({took:.0f} s)\n")
+        print(f"memtui benchmark: {size:,} memories, seed "
+              f"{args.seed}{', quick' if args.quick else ''} ({took:.0f} s)\n")
         print(format_table(rows))
     return 0 if all(row.ok is not False for row in rows) else 1
 

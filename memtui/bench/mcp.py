@@ -73,8 +73,7 @@ def measure_mcp_recall(db: Path, user: str, runs: int) -> dict[str, Any]:
                                     "memory_recall", {"query": query, "limit": RECALL_LIMIT})
                                 mcp_ms.append((time.perf_counter() - began) * 1000.0)
                                 if result.is_error:
-                                    raise RuntimeError(f"memory_recall failed: "
-                                                       f"{result.content[0]}")
+                                    raise RuntimeError(f"memory_recall failed: {result.content[0]}")
 
         anyio.run(session_run)
         os.rmdir(folder)

@@ -134,9 +134,8 @@ def _dropped(ctx: CliContext, rows: Sequence[AgentRow], limit: int) -> None:
         if row.index is None or not row.index.over_limit:
             continue
         names = row.index.dropped
-        ctx.say(f"Not loaded at session start in {one_line(row.label, 120)} "
-                f"({len(names)} entries past {row.index.max_lines} lines / "
-                f"{row.index.max_bytes} bytes):", style="yellow")
+        ctx.say(f"Not loaded at session start in {one_line(row.label, 120)} ({len(names)} entries "
+                f"past {row.index.max_lines} lines / {row.index.max_bytes} bytes):", style="yellow")
         shown = ", ".join(one_line(name, 60) for name in names[:limit])
         ctx.say(f"  {shown}" + (" …" if len(names) > limit else ""))
 
@@ -364,8 +363,7 @@ def export(ctx: CliContext, args: argparse.Namespace) -> int:
     ctx.say(f"exported {result['memories']} memories to "
             f"{one_line(result['path'])} ({len(result['files'])} files)")
     flag = "--claude-home" if agent == "claude" else "--gemini-home"
-    ctx.say(f"browse it with: memtui {agent} show {flag} "
-            f"{one_line(result['path'])}", style="dim")
+    ctx.say(f"browse it with: memtui {agent} show {flag} {one_line(result['path'])}", style="dim")
     for note in result["notes"]:
         ctx.say(f"note: {one_line(note, 300)}", style="yellow")
     return 0

@@ -58,8 +58,7 @@ MAX_WAIT_SECONDS = 600.0
 def _home(args: argparse.Namespace) -> Path:
     home = resolve_codex_home(getattr(args, "codex_home", None))
     if not home.is_dir():
-        raise NotFound(f"{home}: Codex home not found (give --codex-home PATH or set "
-                       "CODEX_HOME)")
+        raise NotFound(f"{home}: Codex home not found (give --codex-home PATH or set CODEX_HOME)")
     return home
 
 
@@ -213,8 +212,7 @@ def show(ctx: CliContext, args: argparse.Namespace) -> int:
     elif codex.database_read:
         ctx.say("Nothing stuck: no job is failing or holding an expired lease.")
     else:
-        ctx.say("Unknown: Codex's memory database could not be read (see "
-                "problems).")
+        ctx.say("Unknown: Codex's memory database could not be read (see problems).")
     for reason in config_reasons(codex.config):
         ctx.say(f"- {one_line(reason)}", style="yellow")
     settings = describe_config(codex.config, home_found=codex.home_found)
@@ -297,12 +295,10 @@ def forget(ctx: CliContext, args: argparse.Namespace) -> int:
     if result.marked_polluted or result.thread_found:
         ctx.say("marked polluted: Codex will not extract this thread again")
     if result.consolidation_enqueued:
-        ctx.say("queued Codex's global consolidation (the row had been "
-                "consolidated)")
+        ctx.say("queued Codex's global consolidation (the row had been consolidated)")
     if result.still_in:
         files = ", ".join(Path(path).name for path in result.still_in)
-        ctx.say(f"still holding its text until Codex's next consolidation: "
-                f"{files}", style="yellow")
+        ctx.say(f"still holding its text until Codex's next consolidation: {files}", style="yellow")
     for problem in result.problems:
         ctx.say(f"note: {one_line(str(problem))}", style="yellow")
     return 0
@@ -317,9 +313,8 @@ def export(ctx: CliContext, args: argparse.Namespace) -> int:
     if ctx.json:
         return ctx.answer({"path": str(path), "home_layout": args.home_layout,
                            "folder": args.codex_layout, **plan.to_json()})
-    ctx.say(f"exported {plan.memories} memories to {one_line(str(path))}: "
-            f"{plan.groups} task group(s), {plan.threads} thread(s), "
-            f"{plan.notes} note(s)")
+    ctx.say(f"exported {plan.memories} memories to {one_line(str(path))}: {plan.groups} task "
+            f"group(s), {plan.threads} thread(s), {plan.notes} note(s)")
     browse = path if args.home_layout else path.parent
     hint = "" if args.home_layout or path.name == "memories" else \
         " (Codex reads a folder named 'memories'; or export with --home-layout)"

@@ -98,8 +98,7 @@ def _print_vacuum(ctx: CliContext, report: DoctorReport) -> None:
         return
     for step in result.done:
         ctx.say(f"vacuum: {step}")
-    ctx.say(f"vacuum: {_size(result.bytes_before)} before, "
-            f"{_size(result.bytes_after)} after")
+    ctx.say(f"vacuum: {_size(result.bytes_before)} before, {_size(result.bytes_after)} after")
     if result.pending is not None:
         ctx.say(f"vacuum: not finished: {result.pending}")
 
@@ -214,8 +213,7 @@ STORE_COMMANDS = (
     Command("copy", "copy a whole store into an empty one (SQLite paths or postgresql:// "
             "URLs, either way), checked by comparing exports", store_copy_command, (
                 arg("--from", dest="source", required=True, metavar="SRC",
-                    help="the store to copy: a path or a postgresql:// URL (read, never "
-                         "changed)"),
+                    help="the store to copy: a path or a postgresql:// URL (read, never changed)"),
                 arg("--to", dest="destination", required=True, metavar="DST",
                     help="an empty store: a new file, an empty memtui file, or an empty "
                          "PostgreSQL database"))),
