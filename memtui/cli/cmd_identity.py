@@ -7,7 +7,6 @@ import json
 from typing import Any
 
 from rich.table import Table
-from rich.text import Text
 
 from memtui.cli import render
 from memtui.cli.common import Command, add_commands, add_group, arg, list_out, positive_int
