@@ -22,6 +22,7 @@ from memtui.cli.common import (
     positive_int,
     print_list,
     print_more,
+    print_notes,
     print_problems,
     report_out,
 )
@@ -187,12 +188,9 @@ def print_overview(ctx: CliContext, overview: AgentsOverview, limit: int,
         ctx.console.print(rows_table(rows[:limit], with_agent, ctx.console.width))
         print_more(ctx, limit, len(rows), "rows")
     _dropped(ctx, rows, limit)
-    findings = [f for home in overview.homes for f in home.secrets] + \
-        [f for row in rows for f in row.secrets]
-    _secrets(ctx, findings, limit)
-    problems = [p for home in overview.homes for p in home.problems] + \
-        [p for row in rows for p in row.problems]
-    print_problems(ctx, problems, limit)
+    places: list[AgentHomeInfo | AgentRow] = [*overview.homes, *rows]
+    _secrets(ctx, [finding for place in places for finding in place.secrets], limit)
+    print_problems(ctx, [problem for place in places for problem in place.problems], limit)
 
 
 def agents_show(ctx: CliContext, args: argparse.Namespace) -> int:
@@ -254,20 +252,16 @@ def run_plan(ctx: CliContext, args: argparse.Namespace, make: Callable[[], Write
     """Make a plan; without ``--write`` print it and refuse (exit 4), else write it (a plan
     that changes nothing: its summary, exit 0)."""
     plan = make()
-    if not args.write and plan.changes:
-        if not ctx.json:
-            ctx.say(f"would {plan.summary}", style="bold")
-            diff = plan.diff()
-            if diff:
-                ctx.say(diff.rstrip("\n"))
-            for note in plan.notes:
-                ctx.say(f"note: {one_line(note, 300)}", style="yellow")
+    if not args.write and plan.changes and not ctx.json:
+        ctx.say(f"would {plan.summary}", style="bold")
+        if diff := plan.diff():
+            ctx.say(diff.rstrip("\n"))
+        print_notes(ctx, plan.notes, 300)
     applied = apply_plan(plan, bool(args.write))
     if ctx.json:
         return ctx.answer(applied.to_json())
     ctx.say(f"done: {plan.summary}" if plan.changes else plan.summary)
-    for note in plan.notes:
-        ctx.say(f"note: {one_line(note, 300)}", style="yellow")
+    print_notes(ctx, plan.notes, 300)
     return 0
 
 
@@ -334,10 +328,9 @@ def gemini_inbox(ctx: CliContext, args: argparse.Namespace) -> int:
     if args.inbox_command == "list":
         patches = gemini_store.list_gemini_inbox(home)
         if ctx.json:
-            ctx.emit_json({"items": [patch.to_json() for patch in patches],
-                           "count": len(patches)})
-        else:
-            _print_inbox(ctx, patches, DEFAULT_LIMIT)
+            return ctx.answer({"items": [patch.to_json() for patch in patches],
+                               "count": len(patches)})
+        _print_inbox(ctx, patches, DEFAULT_LIMIT)
         return 0
     if args.inbox_command == "apply":
         return run_plan(ctx, args, lambda: inbox.plan_apply_patch(home, args.patch))
@@ -364,8 +357,7 @@ def export(ctx: CliContext, args: argparse.Namespace) -> int:
             f"{one_line(result['path'])} ({len(result['files'])} files)")
     flag = "--claude-home" if agent == "claude" else "--gemini-home"
     ctx.say(f"browse it with: memtui {agent} show {flag} {one_line(result['path'])}", style="dim")
-    for note in result["notes"]:
-        ctx.say(f"note: {one_line(note, 300)}", style="yellow")
+    print_notes(ctx, result["notes"], 300)
     return 0
 
 

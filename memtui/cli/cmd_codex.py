@@ -25,6 +25,7 @@ from memtui.cli.common import (
     number_type,
     positive_int,
     print_more,
+    print_notes,
     print_problems,
     report_out,
 )
@@ -299,8 +300,7 @@ def forget(ctx: CliContext, args: argparse.Namespace) -> int:
     if result.still_in:
         files = ", ".join(Path(path).name for path in result.still_in)
         ctx.say(f"still holding its text until Codex's next consolidation: {files}", style="yellow")
-    for problem in result.problems:
-        ctx.say(f"note: {one_line(str(problem))}", style="yellow")
+    print_notes(ctx, map(str, result.problems))
     return 0
 
 
@@ -320,8 +320,7 @@ def export(ctx: CliContext, args: argparse.Namespace) -> int:
         " (Codex reads a folder named 'memories'; or export with --home-layout)"
     ctx.say(f"browse it with: memtui codex show --codex-home "
             f"{one_line(str(browse))}{hint}", style="dim")
-    for line in plan.left_out:
-        ctx.say(f"note: {one_line(line)}", style="yellow")
+    print_notes(ctx, plan.left_out)
     return 0
 
 

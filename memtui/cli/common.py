@@ -102,6 +102,12 @@ def print_more(ctx: CliContext, shown: int, total: int, what: str) -> None:
         ctx.say(f"… {total - shown} more {what} (use --limit or --json)", style="dim")
 
 
+def print_notes(ctx: CliContext, notes: Iterable[str], chars: int | None = None) -> None:
+    """Each note on a line of its own, ``note: …`` (cut to ``chars``)."""
+    for note in notes:
+        ctx.say(f"note: {one_line(note, chars)}", style="yellow")
+
+
 def print_list(ctx: CliContext, heading: Text, items: Sequence[T], line: Callable[[T], Text],
                limit: int, what: str) -> None:
     """A heading, a line for each of the first ``limit`` items, then how many more there
