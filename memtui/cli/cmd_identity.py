@@ -192,14 +192,10 @@ def note(ctx: CliContext, args: argparse.Namespace) -> int:
 def context(ctx: CliContext, args: argparse.Namespace) -> int:
     """``context [--project ID]``: the identity context."""
     result = ctx.engine.identity.context(args.project)
-    if ctx.json:
-        return ctx.answer(result.to_json())
-    ctx.console.print(render.key_value_table([
+    return ctx.answer(result.to_json(), render.key_value_table([
         ("user", result.profile.user_id), ("name", result.profile.display_name),
         ("timezone", result.profile.timezone), ("project summary", result.project_summary)],
-        title="Identity context"))
-    ctx.say(safe_text(result.text) or "(no memories yet)")
-    return 0
+        title="Identity context"), safe_text(result.text) or "(no memories yet)")
 
 
 def audit(ctx: CliContext, args: argparse.Namespace) -> int:

@@ -77,30 +77,21 @@ def doctor_command(ctx: CliContext, args: argparse.Namespace) -> int:
     else:
         report = engine.maintenance.doctor(repair=args.repair, vacuum=args.vacuum,
                                            full=args.full)
-    if ctx.json:
-        ctx.emit_json(report.to_json())
-    else:
-        for line in report.repaired:
-            ctx.say(f"repaired: {line}")
-        if report.healthy:
-            ctx.say(f"{ctx.db_label}: healthy")
-        for problem in report.problems:
-            ctx.say(f"problem: {problem}")
-        _print_vacuum(ctx, report)
+    lines = [f"repaired: {line}" for line in report.repaired]
+    lines += [f"{ctx.db_label}: healthy"] if report.healthy else []
+    ctx.answer(report.to_json(), *lines, *(f"problem: {problem}" for problem in report.problems),
+               *(f"vacuum: {line}" for line in _vacuum_lines(report)))
     return 0 if report.finished else 1
 
 
-def _print_vacuum(ctx: CliContext, report: DoctorReport) -> None:
-    if report.vacuum_skipped is not None:
-        ctx.say(f"vacuum: skipped: {report.vacuum_skipped}")
+def _vacuum_lines(report: DoctorReport) -> list[str]:
     result = report.vacuum
-    if result is None:
-        return
-    for step in result.done:
-        ctx.say(f"vacuum: {step}")
-    ctx.say(f"vacuum: {_size(result.bytes_before)} before, {_size(result.bytes_after)} after")
-    if result.pending is not None:
-        ctx.say(f"vacuum: not finished: {result.pending}")
+    lines = [] if report.vacuum_skipped is None else [f"skipped: {report.vacuum_skipped}"]
+    if result is not None:
+        lines += [*result.done, f"{_size(result.bytes_before)} before, "
+                  f"{_size(result.bytes_after)} after"]
+        lines += [] if result.pending is None else [f"not finished: {result.pending}"]
+    return lines
 
 
 BYTES_PER_KIB = 1024
