@@ -430,10 +430,9 @@ def generate_store(path: str | os.PathLike[str], n: int = DEFAULT_SIZE, seed: in
         counts = bench_data.table_counts(store)
     finally:
         store.close()
-    for leftover in (Path(f"{tmp}-wal"), Path(f"{tmp}-shm")):
-        leftover.unlink(missing_ok=True)
-    for leftover in (Path(f"{target}-wal"), Path(f"{target}-shm")):
-        leftover.unlink(missing_ok=True)
+    for base in (tmp, target):
+        for suffix in ("-wal", "-shm"):
+            Path(f"{base}{suffix}").unlink(missing_ok=True)
     os.replace(tmp, target)
     return GenerateResult(path=target, size=n, seed=seed,
                           seconds=time.perf_counter() - began, counts=counts)
