@@ -78,7 +78,8 @@ def doctor_command(ctx: CliContext, args: argparse.Namespace) -> int:
         report = engine.maintenance.doctor(repair=args.repair, vacuum=args.vacuum,
                                            full=args.full)
     lines = [f"repaired: {line}" for line in report.repaired]
-    lines += [f"{ctx.db_label}: healthy"] if report.healthy else []
+    if report.healthy:  # a database server by its URL without the password
+        lines.append(f"{ctx.db_target if ctx.db_is_file else ctx.store.location}: healthy")
     ctx.answer(report.to_json(), *lines, *(f"problem: {problem}" for problem in report.problems),
                *(f"vacuum: {line}" for line in _vacuum_lines(report)))
     return 0 if report.finished else 1

@@ -45,17 +45,13 @@ positive_int = number_type(int, "a whole number", lambda n: n >= 1, "must be at 
 """An argparse type: a whole number of at least 1."""
 
 
-@dataclass(frozen=True)
-class Arg:
-    """One argument of a command: ``add_argument``'s names and keywords."""
-
-    names: tuple[str, ...]
-    options: dict[str, Any]
+Arg = tuple[tuple[str, ...], dict[str, Any]]
+"""One argument of a command: ``add_argument``'s names and keywords."""
 
 
 def arg(*names: str, **options: Any) -> Arg:
     """An argument, written as for ``add_argument``."""
-    return Arg(names, options)
+    return names, options
 
 
 HOME_HELPS = {"claude": "the Claude Code home (else $CLAUDE_CONFIG_DIR, else ~/.claude)",
@@ -82,8 +78,8 @@ class Command:
 
 def add_args(parser: argparse.ArgumentParser, *args: Arg) -> None:
     """Add ``args`` to ``parser``, in order."""
-    for item in args:
-        parser.add_argument(*item.names, **item.options)
+    for names, options in args:
+        parser.add_argument(*names, **options)
 
 
 def add_commands(sub: argparse._SubParsersAction, common: argparse.ArgumentParser,
