@@ -197,8 +197,7 @@ def agents_show(ctx: CliContext, args: argparse.Namespace) -> int:
     """``agents show``: every agent home on the machine, read-only."""
     from memtui.engine.agents.overview import agents_overview
 
-    overview = agents_overview(_given(args, "claude"), _given(args, "gemini"),
-                               _given(args, "codex"))
+    overview = agents_overview(*(_given(args, agent) for agent in ("claude", "gemini", "codex")))
     if ctx.json:
         return ctx.answer(overview.to_json())
     print_overview(ctx, overview, args.limit)

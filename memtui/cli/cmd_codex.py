@@ -207,13 +207,12 @@ def show(ctx: CliContext, args: argparse.Namespace) -> int:
     _section(ctx, f"Job queue ({len(codex.jobs)})", codex.jobs, limit, "jobs",
              lambda shown: Group(*map(_job_line, shown)))
     ctx.say("Why is consolidation stuck?", style="bold")
-    if codex.diagnosis:
-        for reason in codex.diagnosis:
-            ctx.say(f"- {one_line(reason)}")
-    elif codex.database_read:
-        ctx.say("Nothing stuck: no job is failing or holding an expired lease.")
-    else:
-        ctx.say("Unknown: Codex's memory database could not be read (see problems).")
+    for reason in codex.diagnosis:
+        ctx.say(f"- {one_line(reason)}")
+    if not codex.diagnosis:
+        ctx.say("Nothing stuck: no job is failing or holding an expired lease." if
+                codex.database_read else
+                "Unknown: Codex's memory database could not be read (see problems).")
     for reason in config_reasons(codex.config):
         ctx.say(f"- {one_line(reason)}", style="yellow")
     settings = describe_config(codex.config, home_found=codex.home_found)
@@ -240,8 +239,7 @@ def import_memories(ctx: CliContext, args: argparse.Namespace) -> int:
 
 def import_rollouts(ctx: CliContext, args: argparse.Namespace) -> int:
     """``codex import-rollouts``: session rollouts become completed tasks."""
-    home = _home(args)
-    report = ctx.engine.codex.import_rollouts(home)
+    report = ctx.engine.codex.import_rollouts(_home(args))
     return report_out(ctx, report, "rollouts as tasks", args.limit)
 
 
@@ -254,7 +252,7 @@ def note(ctx: CliContext, args: argparse.Namespace) -> int:
                                 f"{WRITE_HINT} (nothing was changed)")
     path = write_note(home, args.text)
     return ctx.answer({"path": str(path), "file_name": path.name, "written": True},
-                      Text(f"wrote note {one_line(str(path))}"))
+                      f"wrote note {one_line(str(path))}")
 
 
 def _plan_words(result: ForgetResult) -> str:

@@ -27,18 +27,17 @@ def redact_command(ctx: CliContext, args: argparse.Namespace) -> int:
     ``{"redacted", "findings"}`` object."""
     from memtui.engine.redaction import findings_as_json, redact, scan
 
-    stdin = getattr(args, "stdin", None) or sys.stdin
     if not args.jsonl:
         # The whole input at once: a secret can span lines (a PEM private key block).
         if ctx.json:
-            whole = scan(stdin.read())
+            whole = scan(sys.stdin.read())
             ctx.emit_json({"redacted": whole.text,
                            "findings": findings_as_json(whole.findings)})
         else:
-            ctx.stdout.write(redact(stdin.read()))
+            ctx.stdout.write(redact(sys.stdin.read()))
         return 0
     bad = 0
-    for number, line in enumerate(stdin, start=1):
+    for number, line in enumerate(sys.stdin, start=1):
         if not line.strip():
             continue
         try:
@@ -53,8 +52,7 @@ def redact_command(ctx: CliContext, args: argparse.Namespace) -> int:
             ctx.stderr.write(f"memtui: line {number}: skipped ({str(error)[:80]})\n")
             continue
         result = scan(record["text"])
-        record["text"] = result.text  # never echo the original (it may hold the secret)
-        record["redacted"] = result.text
+        record["text"] = record["redacted"] = result.text  # never echo the original text
         record["findings"] = findings_as_json(result.findings)
         ctx.stdout.write(json.dumps(record, ensure_ascii=False) + "\n")
     return 5 if bad else 0
@@ -128,7 +126,7 @@ def export_command(ctx: CliContext, args: argparse.Namespace) -> int:
     except OSError as error:
         raise StoreError(f"{target}: cannot write ({error.strerror})") from None
     return ctx.answer({"file": str(target), "rows": counts},
-                      Text(f"exported {sum(counts.values())} rows to {target}"))
+                      f"exported {sum(counts.values())} rows to {target}")
 
 
 def import_command(ctx: CliContext, args: argparse.Namespace) -> int:
@@ -154,10 +152,8 @@ def import_command(ctx: CliContext, args: argparse.Namespace) -> int:
     finally:
         if handle is not sys.stdin:
             handle.close()
-    return ctx.answer(report.to_json(), Text(
-        f"imported {sum(report.loaded.values())} rows"
-        + (f", skipped {sum(report.skipped.values())} already present" if report.skipped
-           else "")))
+    skipped = f", skipped {sum(report.skipped.values())} already present" if report.skipped else ""
+    return ctx.answer(report.to_json(), f"imported {sum(report.loaded.values())} rows{skipped}")
 
 
 def store_copy_command(ctx: CliContext, args: argparse.Namespace) -> int:
