@@ -486,8 +486,7 @@ def measure_app(db: Path | str, user: str, quick: bool, backend: str = SQLITE) -
     key_med, key_max = _median(key_ms), max(key_ms)
     worst_key = max(keys, key=keys.__getitem__)
     bare_med, bare_max = _median(bare), max(bare)
-    in_store = {key: t * 1000 for key, t in
-                store_search_times(db, user, typed).items()}
+    in_store = {key: t * 1000 for key, t in store_search_times(db, user, typed).items()}
     ratios = key_ratios(keys, in_store)
     highest = max(ratios, key=ratios.__getitem__) if ratios else None
     store_ms = list(in_store.values())

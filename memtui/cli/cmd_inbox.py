@@ -52,11 +52,6 @@ def diff_text(item: InboxItem, flat: bool = False) -> Text:
     return out
 
 
-def _scope(item: InboxItem) -> str:
-    memory = item.memory
-    return f"project {memory.project}" if memory.scope == "project" else "user"
-
-
 def _is_write(item_id: str) -> bool:
     return item_id.startswith(WRITE_PREFIX + "_")
 
@@ -141,15 +136,14 @@ def inbox_list(ctx: CliContext, args: argparse.Namespace) -> int:
     if not items and not writes:
         ctx.say(EMPTY_INBOX)
         return 0
-    table = Table(box=box.SIMPLE_HEAD, pad_edge=False)
-    render.add_id_column(table, "id", [item.memory.id for item in items] +
-                         [held.id for held in writes])
-    table.add_column("source", no_wrap=True)
-    table.add_column("created (UTC)", no_wrap=True)
-    table.add_column("text", min_width=TEXT_MIN_CHARS)
     lines = [(item.memory.id, item.memory.source, item.memory.created_at, _memory_line(item))
              for item in items] + [(held.id, held.row.agent, held.row.created_at,
                                     _write_line(held)) for held in writes]
+    table = Table(box=box.SIMPLE_HEAD, pad_edge=False)
+    render.add_id_column(table, "id", (line[0] for line in lines))
+    table.add_column("source", no_wrap=True)
+    table.add_column("created (UTC)", no_wrap=True)
+    table.add_column("text", min_width=TEXT_MIN_CHARS)
     for item_id, source, created, line in lines:
         line.no_wrap = True
         line.overflow = "ellipsis"
@@ -279,7 +273,8 @@ def _shown(item: Any) -> Text:
     if isinstance(item, HeldWrite):
         return Text(f"{item.id}: ", style="bold") + write_text(item)
     memory = item.memory
-    head = Text(f"{memory.id} ({memory.source}, {_scope(item)}, created "
+    scope = f"project {memory.project}" if memory.scope == "project" else "user"
+    head = Text(f"{memory.id} ({memory.source}, {scope}, created "
                 f"{render.short_time(memory.created_at)} UTC): ", style="bold")
     return head + _memory_text(item)
 
