@@ -17,7 +17,7 @@ from memtui.textsafe import one_line
 
 if TYPE_CHECKING:
     from memtui.store.backend import StoreBackend
-    from memtui.store.models import Memory, Project
+    from memtui.store.models import Memory
 
 KINDS = ["fact", "preference", "decision", "convention"]
 SOURCE = "mcp"
@@ -44,17 +44,12 @@ class McpSession:
     client: str | None = None
     roots: tuple[str, ...] | None = None
     """The folders of the client's MCP roots (None: it sent none; the working folder counts)."""
-    _project: Project | None = None
+    _project: str | None = None
     _project_known: bool = field(default=False, repr=False)
 
     def engine(self) -> Engine:
         """The engine acting as the user, naming the client."""
         return Engine(self.store, self.user, f"mcp:{self.client}" if self.client else "mcp")
-
-    @property
-    def folders(self) -> tuple[str, ...]:
-        """Where the agent works: its roots when it sent any, else the working folder."""
-        return self.roots if self.roots else (self.cwd,)
 
     def set_roots(self, roots: tuple[str, ...] | None) -> None:
         """The client's roots (again, after it said they changed): the project is looked up
@@ -63,23 +58,19 @@ class McpSession:
             self.roots = roots
             self._project_known = False
 
-    def cwd_project(self) -> Project | None:
-        """The project chosen (``IdentityApi.project_for_path``) for the first of ``folders``
-        that lies in one (looked up once)."""
-        if not self._project_known:
-            identity = self.engine().identity
-            self._project = next((found for folder in self.folders
-                                  if (found := identity.project_for_path(folder)) is not None),
-                                 None)
-            self._project_known = True
-        return self._project
-
     def project(self, named: str | None) -> str | None:
-        """The project a call is about: the one it names, else the working folder's."""
+        """The project a call is about: the one it names, else the one chosen
+        (``IdentityApi.project_for_path``) for the first folder the agent works in (its roots,
+        else the working folder) that lies in one (looked up once)."""
         if named is not None:
             return named
-        found = self.cwd_project()
-        return found.id if found is not None else None
+        if not self._project_known:
+            identity = self.engine().identity
+            found = next((project for folder in self.roots or (self.cwd,)
+                          if (project := identity.project_for_path(folder)) is not None), None)
+            self._project = found.id if found is not None else None
+            self._project_known = True
+        return self._project
 
     def need_project(self, named: str | None) -> str:
         """Like ``project`` but a project is required."""
