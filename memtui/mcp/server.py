@@ -72,17 +72,14 @@ class McpServer:
         self._limiter = anyio.CapacityLimiter(1)
         with warnings.catch_warnings():  # roots are deprecated in the newest protocol, and
             warnings.simplefilter("ignore", MCPDeprecationWarning)  # still what today's agents send
-            self.server: Server[Any] = self._make_server()
-
-    def _make_server(self) -> Server[Any]:
-        return Server(
-            SERVER_NAME, version=__version__, title="memtui memory",
-            description="The user's long-term memories, under memtui's rules.",
-            instructions=INSTRUCTIONS,
-            on_list_tools=self._list_tools, on_call_tool=self._call_tool,
-            on_list_resources=self._list_resources,
-            on_list_resource_templates=self._list_templates,
-            on_read_resource=self._read_resource, on_roots_list_changed=self._roots_changed)
+            self.server: Server[Any] = Server(
+                SERVER_NAME, version=__version__, title="memtui memory",
+                description="The user's long-term memories, under memtui's rules.",
+                instructions=INSTRUCTIONS,
+                on_list_tools=self._list_tools, on_call_tool=self._call_tool,
+                on_list_resources=self._list_resources,
+                on_list_resource_templates=self._list_templates,
+                on_read_resource=self._read_resource, on_roots_list_changed=self._roots_changed)
 
     def _mcp_session(self, client: str | None) -> McpSession:
         if self.session is None:  # a store that cannot be opened fails this call only

@@ -237,8 +237,7 @@ class MemoryService:
     def serve_forever(self) -> None:
         """Accept connections and read their requests until ``stop()``; then finish what is
         in flight (requests still arriving get until their deadline) and clean up."""
-        if not self._started:
-            self.start()
+        self.start()
         assert self._listener is not None and self._wake_r is not None
         self._serving = True
         selector = selectors.DefaultSelector()
@@ -274,14 +273,19 @@ class MemoryService:
         nearest = min(reading.deadline for reading in self._reading.values())
         return max(0.0, nearest - time.monotonic())
 
-    def _stop_listening(self, selector: selectors.BaseSelector) -> None:
+    def _stop_listening(self, selector: selectors.BaseSelector | None = None) -> None:
+        """Close the listening socket; remove the socket file if it is still the one bound."""
         listener, self._listener = self._listener, None
-        if listener is None:
-            return
-        if not self._accept_paused:
-            selector.unregister(listener)
-        listener.close()
-        self._remove_socket_file()
+        if listener is not None:
+            if selector is not None and not self._accept_paused:
+                selector.unregister(listener)
+            listener.close()
+        if self._socket_id is not None:
+            with contextlib.suppress(OSError):
+                info = self.socket_path.lstat()
+                if (info.st_dev, info.st_ino) == self._socket_id:
+                    self.socket_path.unlink()
+            self._socket_id = None
 
     def _accept(self, selector: selectors.BaseSelector) -> None:
         assert self._listener is not None
@@ -377,10 +381,7 @@ class MemoryService:
                 self._wake_w.send(b"x")
 
     def _cleanup(self) -> None:
-        listener, self._listener = self._listener, None
-        if listener is not None:
-            listener.close()
-        self._remove_socket_file()
+        self._stop_listening()
         pool, self._pool = self._pool, None
         if pool is not None:
             pool.shutdown(wait=True)
@@ -394,16 +395,6 @@ class MemoryService:
         if self._store is not None and self._given_store is None:
             self._store.close()
         self._store = None
-
-    def _remove_socket_file(self) -> None:
-        """Remove the socket file, only if it is still the one this service bound."""
-        if self._socket_id is None:
-            return
-        with contextlib.suppress(OSError):
-            info = self.socket_path.lstat()
-            if (info.st_dev, info.st_ino) == self._socket_id:
-                self.socket_path.unlink()
-        self._socket_id = None
 
     def run(self) -> int:
         """Serve in this (main) thread until SIGTERM/SIGINT; returns the exit status."""
@@ -461,29 +452,29 @@ class MemoryService:
     def _serve_connection(self, conn: socket.socket, data: bytes, request: bool) -> None:
         try:
             with conn:
-                self._reply(conn, self.handle_request(data) if request else data,
-                            drain=not request)
+                conn.settimeout(WRITE_TIMEOUT_S)
+                conn.sendall(self.handle_request(data) if request else data)
+                with contextlib.suppress(OSError):
+                    conn.shutdown(socket.SHUT_WR)
+                if not request:  # drop what the client still sends, so it gets the refusal
+                    _drain(conn)
         except OSError:
             pass  # the client went away; nothing was half-written on our side
         except Exception:  # never let one connection hurt the service
             log.exception("connection failed")
 
-    @staticmethod
-    def _reply(conn: socket.socket, payload: bytes, drain: bool = False) -> None:
-        conn.settimeout(WRITE_TIMEOUT_S)
-        conn.sendall(payload)
-        with contextlib.suppress(OSError):
-            conn.shutdown(socket.SHUT_WR)
-        if drain:  # read (and drop) what the client is still sending, so it gets the reply
-            deadline = time.monotonic() + DRAIN_TIMEOUT_S
-            drained = 0
-            with contextlib.suppress(OSError):
-                while drained < DRAIN_BYTES and (left := deadline - time.monotonic()) > 0:
-                    conn.settimeout(left)
-                    chunk = conn.recv(65536)
-                    if not chunk:
-                        break
-                    drained += len(chunk)
+
+def _drain(conn: socket.socket) -> None:
+    """Read (and drop) up to DRAIN_BYTES the client is still sending, for DRAIN_TIMEOUT_S."""
+    deadline = time.monotonic() + DRAIN_TIMEOUT_S
+    drained = 0
+    with contextlib.suppress(OSError):
+        while drained < DRAIN_BYTES and (left := deadline - time.monotonic()) > 0:
+            conn.settimeout(left)
+            chunk = conn.recv(65536)
+            if not chunk:
+                break
+            drained += len(chunk)
 
 
 def serve(store_path: str | os.PathLike[str], actor: str,

@@ -5,9 +5,8 @@ do not: ``docker login -p X`` (``-p`` is a port for ``docker run``), ``mysql -pX
 ``mysql -p'X'`` (the value is glued to ``-p``; ``mysql -p db`` *prompts* and ``db`` is the
 database), ``sshpass -p X``, and ``echo X | docker login --password-stdin``.
 
-The detector starts from each ``-p`` in the lower-cased bytes (one literal search; text
-without ``-p`` pays nothing more) and looks back, within the same command (``\\``
-continuations followed, ``;``, ``&&``, ``|`` cut), for the tool the flag belongs to.
+Each ``-p`` is judged by the tool it belongs to: the last one named before it in the same
+command (``\\`` continuations followed; ``;``, ``&&``, ``|`` cut).
 """
 
 from __future__ import annotations

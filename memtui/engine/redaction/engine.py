@@ -1,16 +1,10 @@
 """The scan pipeline: run the detectors, merge their spans, build the redacted text.
 
-Speed comes from working on two byte views of the text made once per scan (C speed):
-
-* ``lower``: the text encoded one byte per character (``latin-1`` with ``?`` for anything
-  else, so offsets are unchanged) and ASCII-lower-cased; literal pre-filters (``in``) and
-  the keyword search run on it;
-* ``tb``: the same bytes mapped to ``a`` for token characters ``[A-Za-z0-9_.~-]`` and a
-  space for everything else; ``tb.find(b"a" * 16)`` finds the runs of token characters
-  that could be a provider token at memchr speed.
-
-Every pattern has bounded repetition and no nested unbounded quantifiers, and every
-detector resumes after what it consumed, so the whole scan is linear in the input.
+Detectors work on two byte views made once per scan (same offsets as the text): ``lower``,
+the text as ``latin-1`` (``?`` for other characters) lower-cased, for literal pre-filters
+and the keyword search; ``tb``, ``a`` for each token character ``[A-Za-z0-9_.~-]`` and a
+space for the rest, where ``find(b"a" * 16)`` finds candidate provider tokens. Patterns have
+bounded repetition and detectors resume after what they consumed: the scan is linear.
 """
 
 from __future__ import annotations
@@ -84,10 +78,8 @@ def _detect(text: str) -> list[tuple[int, int, str]]:
     aws = [s for s in spans if s[2] == "aws-access-key"]
     if aws:
         spans.extend(structured.find_aws_secret_near(text, aws))
-
     spans.extend(find_keyword_secrets(text, lower, tb))
     spans.extend(find_provider_name_secrets(text, lower, tb))
-
     if b"-----begin" in lower:
         spans.extend(structured.find_pem_blocks(text))
     if b"://" in lower and b"@" in lower:

@@ -1,8 +1,5 @@
-"""Value heuristics: entropy, randomness, placeholders, code references.
-
-Every detector that finds a *candidate* secret asks these helpers whether the value really
-looks like one. They are pure functions over short strings (a value is at most a few KB), so
-their cost only matters per candidate, never per byte of input.
+"""Value heuristics (entropy, randomness, placeholders, code references): whether a
+candidate a detector found really looks like a secret. Pure functions over short strings.
 """
 
 from __future__ import annotations
@@ -177,11 +174,8 @@ def is_template(value: str) -> bool:
     if _TEMPLATE.fullmatch(value):
         return True
     braced = _BRACED.fullmatch(value)
-    if braced:
-        inner = braced.group(1).strip()
-        # ``{hunter2}`` and ``{ var }`` are templates; ``{ZqL5kVrX1n8tA2}`` is a literal.
-        return not looks_random(inner)
-    return False
+    # ``{hunter2}`` and ``{ var }`` are templates; ``{ZqL5kVrX1n8tA2}`` is a literal.
+    return braced is not None and not looks_random(braced.group(1).strip())
 
 
 _MARKERS = re.compile("|".join(re.escape(m) for m in PLACEHOLDER_MARKERS))
@@ -251,11 +245,6 @@ def _switches(kinds: list[bool]) -> int:
     return sum(a != b for a, b in zip(kinds, kinds[1:], strict=False))
 
 
-def digit_letter_transitions(value: str) -> int:
-    """Number of switches between digits and letters (``a1b2`` has 3)."""
-    return _switches([c.isdigit() for c in value if c.isdigit() or c.isalpha()])
-
-
 def looks_random(value: str, strict: bool = False) -> bool:
     """True when ``value`` looks machine-generated (a key, a token) rather than a word.
 
@@ -283,7 +272,8 @@ def looks_random(value: str, strict: bool = False) -> bool:
     if has_digit and has_alpha:
         # "utf8", "sha256", "v1beta2" have one or two switches; keys have many.
         need = 3 if (n < 24 or strict) else 2
-        return digit_letter_transitions(value) >= need or ent >= 3.5
+        switches = _switches([c.isdigit() for c in value if c.isdigit() or c.isalpha()])
+        return switches >= need or ent >= 3.5
     letters = [c for c in value if c.isalpha()]
     if has_alpha and not has_digit:
         symbols = sum(1 for c in value if not c.isalnum())

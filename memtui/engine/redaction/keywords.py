@@ -174,18 +174,13 @@ _AUTH_SCHEMES = re.compile(
     r"(?i)(?:bearer|basic|token|digest|bot|api-?token|api-?key|oauth|jwt|ssws|geniekey|key)[ \t]+"
 )
 
+#: After a name: a closing quote or ``]``, ``[25]``, a type (``: string``, Go's ``x string``),
+#: then the operator.
 ASSIGN_RE = re.compile(
-    r"""
-    (?P<kq>\\?["'`])?                                   # closing quote of a quoted name
-    \]?                                                 # os.environ['X'] =
-    (?:\[\d{0,6}\])?                                    # char secret[25] =
-    (?:[ \t]*:[ \t]*(?:string|String|str|number)\b(?=[ \t]*=))?   # TS/Kotlin type
-    (?:[ \t]+(?:string|String|str)\b(?=[ \t]*=))?       # Go: var x string =
-    (?P<sp>[ \t]{0,16})
-    (?P<op>:::=|::=|:=|\?=|\.=|\|\|=|===|!==|==|!=|=>|<-|=|:|,|>)?
-    [ \t]{0,16}
-    """,
-    re.X,
+    r"""(?:\\?["'`])?\]?(?:\[\d{0,6}\])?"""
+    r"(?:[ \t]*:[ \t]*(?:string|String|str|number)\b(?=[ \t]*=))?"
+    r"(?:[ \t]+(?:string|String|str)\b(?=[ \t]*=))?"
+    r"[ \t]{0,16}(?P<op>:::=|::=|:=|\?=|\.=|\|\|=|===|!==|==|!=|=>|<-|=|:|,|>)?[ \t]{0,16}"
 )
 
 VALUE_RE = re.compile(

@@ -1,14 +1,9 @@
 """Provider token formats: credentials that identify themselves by their shape.
 
-Each rule is written from the provider's documented token format (a fixed literal prefix
-and a body of known alphabet and length). The engine does not run every rule over the
-text: it finds *runs* of token characters (``[A-Za-z0-9_.~-]``, 16 or more) with a
-byte-level scan, and only runs the rules whose literal prefix starts such a run. Ordinary
-text therefore pays for one cheap pass, not for ~130 regexes.
-
-A few formats have no fixed prefix (Azure client secrets, Discord bot tokens, Telegram bot
-tokens, Mailchimp keys, Facebook app tokens); they are checked by :func:`match_run` from
-cheap features of the run (a ``Q~`` inside, the character before it, ...).
+Each rule follows a provider's documented format (a literal prefix, a body of known alphabet
+and length). Only the rules whose prefix starts a *run* of 16+ token characters are tried,
+so ordinary text pays for one byte-level pass. Formats without a prefix (Azure, Discord,
+Telegram, Mailchimp, Facebook) are picked by :func:`match_run` from cheap features of a run.
 """
 
 from __future__ import annotations
@@ -37,19 +32,14 @@ MAX_WRAPPED_LINES = 4
 #: Shortest ``ya29.`` Google OAuth access token taken (real ones are 150+ characters).
 GOOGLE_ACCESS_TOKEN_MIN_LEN = 40
 
-_END = r"(?![A-Za-z0-9_-])"  # the token stops here
-_END_NODOT = _END  # a trailing "." (end of sentence) does not extend a token
+_END = r"(?![A-Za-z0-9_-])"  # the token stops here (a "." after it ends a sentence)
 
 
 @dataclass(frozen=True)
 class TokenRule:
-    """One provider format.
-
-    ``pattern`` is matched (``re.match``) at the start of a run that begins with one of
-    ``prefixes``; the match is the secret. The body used for the entropy check is the secret
-    minus its first ``len(prefix)`` characters. The pattern is compiled the first time a run
-    starts with a prefix (a text meets few of them).
-    """
+    """One provider format: ``pattern`` matched where a run starts with one of ``prefixes``
+    is the secret; its body (after the prefix) must pass the entropy check. The pattern is
+    compiled the first time a run starts with a prefix (a text meets few of them)."""
 
     kind: str
     prefixes: tuple[str, ...]
@@ -76,15 +66,9 @@ class TokenRule:
         return m.span()
 
 
-def _rule(
-    kind: str,
-    prefixes: str | tuple[str, ...],
-    pattern: str,
-    min_entropy: float = 2.5,
-    validator: Callable[[str], bool] | None = None,
-) -> TokenRule:
-    if isinstance(prefixes, str):
-        prefixes = (prefixes,)
+def _rule(kind: str, prefixes: str | tuple[str, ...], pattern: str, min_entropy: float = 2.5,
+          validator: Callable[[str], bool] | None = None) -> TokenRule:
+    prefixes = (prefixes,) if isinstance(prefixes, str) else prefixes
     return TokenRule(kind, prefixes, pattern, min_entropy, validator)
 
 
@@ -122,10 +106,10 @@ TOKEN_RULES: tuple[TokenRule, ...] = (
     _rule("github-app-token", ("ghu_", "ghs_"), r"gh[us]_[A-Za-z0-9]{36,255}" + _END, 3.0),
     _rule("github-refresh-token", "ghr_", r"ghr_[A-Za-z0-9]{36,255}" + _END, 3.0),
     _rule("github-fine-grained-pat", "github_pat_", r"github_pat_\w{70,120}" + _END, 3.0),
-    _rule("gitlab-pat", "glpat-", r"glpat-[\w-]{20,300}(?:\.[0-9a-z]{9})?" + _END_NODOT, 3.0),
+    _rule("gitlab-pat", "glpat-", r"glpat-[\w-]{20,300}(?:\.[0-9a-z]{9})?" + _END, 3.0),
     _rule("gitlab-pipeline-trigger-token", "glptt-", r"glptt-[\w-]{40}" + _END, 3.0),
     _rule("gitlab-runner-registration-token", "GR1348941", r"GR1348941[\w-]{20,64}" + _END, 3.0),
-    _rule("gitlab-runner-token", "glrt-", r"glrt-[\w-]{20,300}(?:\.[0-9a-z]{9})?" + _END_NODOT),
+    _rule("gitlab-runner-token", "glrt-", r"glrt-[\w-]{20,300}(?:\.[0-9a-z]{9})?" + _END),
     _rule("gitlab-cicd-job-token", "glcbt-", r"glcbt-(?:[0-9a-zA-Z]{1,5}_)?[\w-]{20,64}" + _END),
     _rule("gitlab-deploy-token", "gldt-", r"gldt-[\w-]{20,64}" + _END),
     _rule("gitlab-feed-token", "glft-", r"glft-[\w-]{20,64}" + _END),
@@ -161,10 +145,10 @@ TOKEN_RULES: tuple[TokenRule, ...] = (
     _rule("dynatrace-token", "dt0c01.", r"dt0c01\.[A-Za-z0-9]{24}\.[A-Za-z0-9]{64}" + _END),
     _rule("hashicorp-vault-token", "hvs.", r"hvs\.[\w-]{90,200}" + _END, 3.0),
     # Short service tokens (a dev server's root token: ``hvs.`` + 24 characters).
-    _rule("hashicorp-vault-token", "hvs.", r"hvs\.[A-Za-z0-9]{24,89}" + _END_NODOT, 3.0,
+    _rule("hashicorp-vault-token", "hvs.", r"hvs\.[A-Za-z0-9]{24,89}" + _END, 3.0,
           validator=_has_digit_and_cases),
     _rule("hashicorp-vault-token", ("hvb.", "hvr."), r"hv[br]\.[\w-]{90,400}" + _END, 3.0),
-    _rule("hashicorp-vault-token", "s.", r"s\.[A-Za-z0-9]{24}" + _END_NODOT, 3.0,
+    _rule("hashicorp-vault-token", "s.", r"s\.[A-Za-z0-9]{24}" + _END, 3.0,
           validator=_has_digit_and_cases),
     _rule("harness-token", ("pat.", "sat."), r"(?:pat|sat)\.[\w-]{22}\.[\w-]{24}\.[\w-]{20}" + _END),
     _rule("cloudflare-origin-ca-key", "v1.0-", r"v1\.0-[a-f0-9]{24}-[a-f0-9]{146}" + _END),
@@ -242,7 +226,7 @@ TOKEN_RULES: tuple[TokenRule, ...] = (
     _rule("adobe-client-secret", "p8e-", r"p8e-[A-Za-z0-9]{32}" + _END, 3.0),
     _rule("gocardless-token", "live_", r"live_[\w=-]{40}" + _END, 3.0, validator=_random_tail),
     # --- messaging ----------------------------------------------------------------------
-    _rule("sendgrid-api-key", "SG.", r"SG\.(?:[\w=-]{20,24}\.[\w=-]{39,50}|[\w=-]{66})" + _END_NODOT, 3.0),
+    _rule("sendgrid-api-key", "SG.", r"SG\.(?:[\w=-]{20,24}\.[\w=-]{39,50}|[\w=-]{66})" + _END, 3.0),
     _rule("sendinblue-api-key", "xkeysib-", r"xkeysib-[a-f0-9]{64}-[A-Za-z0-9]{16}" + _END),
     _rule("mailgun-key", ("key-", "pubkey-"), r"(?:pub)?key-[a-f0-9]{32}" + _END, 3.0),
     _rule("twilio-api-key", "SK", r"SK[0-9a-fA-F]{32}" + _END, 3.0),
@@ -270,18 +254,16 @@ TOKEN_RULES: tuple[TokenRule, ...] = (
 EXCLUSIVE_PREFIXES = ("sk-ant-",)
 
 
-def _build_index(rules: tuple[TokenRule, ...]) -> dict[str, list[tuple[str, TokenRule]]]:
+def _build_index(keep: Callable[[str], bool]) -> dict[str, list[tuple[str, TokenRule]]]:
+    """The rules by the first two characters of each of their prefixes that ``keep`` keeps."""
     index: dict[str, list[tuple[str, TokenRule]]] = {}
-    for rule in rules:
-        for prefix in rule.prefixes:
+    for rule in TOKEN_RULES:
+        for prefix in filter(keep, rule.prefixes):
             index.setdefault(prefix[:2], []).append((prefix, rule))
     # Longer prefixes first so that the specific rule is tried before the generic one.
     for entries in index.values():
         entries.sort(key=lambda e: -len(e[0]))
     return index
-
-
-PREFIX_INDEX = _build_index(TOKEN_RULES)
 
 
 def _distinctive(prefix: str) -> bool:
@@ -290,12 +272,9 @@ def _distinctive(prefix: str) -> bool:
     return len(prefix) > GLUED_SHORT_PREFIX_LEN or "_" in prefix or not prefix.islower()
 
 
+PREFIX_INDEX = _build_index(bool)
 #: Prefixes looked for after a ``-``, ``_`` or ``.`` inside a run: the distinctive ones.
-GLUED_INDEX = _build_index(tuple(
-    TokenRule(r.kind, tuple(filter(_distinctive, r.prefixes)), r.pattern, r.min_entropy,
-              r.validator)
-    for r in TOKEN_RULES
-))
+GLUED_INDEX = _build_index(_distinctive)
 _GLUED = re.compile(r"[-_.](?=" + "|".join(map(re.escape, sorted(GLUED_INDEX))) + ")")
 #: A wrapped token's next piece: a run of token characters alone at the start of a line.
 _CONTINUATION = re.compile(r"\r?\n[ \t]{0,16}(?P<run>[A-Za-z0-9_.~-]{1,1024})(?=\s|$)")

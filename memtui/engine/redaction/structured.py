@@ -342,7 +342,10 @@ _B64_VALUE = re.compile(r"[A-Za-z0-9+/]+={0,2}")
 def find_k8s_secret_data(text: str) -> list[tuple[int, int, str]]:
     """Values under ``data:``/``stringData:`` in a ``kind: Secret`` manifest."""
     spans: list[tuple[int, int, str]] = []
-    for doc_start, doc_end in _yaml_documents(text):
+    # The YAML documents: the text cut at each ``---`` line.
+    separators = re.finditer(r"(?m)^---[ \t]*$", text)
+    cuts = [0, *(end for m in separators for end in m.span()), len(text)]
+    for doc_start, doc_end in zip(cuts[::2], cuts[1::2], strict=True):
         if not _K8S_KIND.search(text, doc_start, doc_end):
             continue
         for dm in _K8S_DATA.finditer(text, doc_start, doc_end):
@@ -388,16 +391,6 @@ def _k8s_value(
             spans.append((s, e, "kubernetes-secret"))
     elif _B64_VALUE.fullmatch(value) and shannon_entropy(value) >= 2.5:
         spans.append((s, e, "kubernetes-secret"))
-
-
-def _yaml_documents(text: str) -> list[tuple[int, int]]:
-    docs = []
-    start = 0
-    for m in re.finditer(r"(?m)^---[ \t]*$", text):
-        docs.append((start, m.start()))
-        start = m.end()
-    docs.append((start, len(text)))
-    return docs
 
 
 # --- webhooks and provider URLs -----------------------------------------------------------

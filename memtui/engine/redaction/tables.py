@@ -7,14 +7,9 @@ A table such as::
     | prod | app  | Zt9!vRw4 |
 
 holds its secrets in cells with no ``key=value`` around them: the column header names them.
-A column counts when its header names a password, token or secret (``Password``,
-``API key``, ``Token``, ``Client secret``), not metadata about one (``Token type``,
-``Password policy``, ``Tokens``). Every cell of such a column is redacted when it holds a
-literal value; placeholders (``<redacted>``, ``$TOKEN``, ``***``, ``n/a``) and words
-(``hashed``, ``see Vault``) are kept.
-
-The detector starts from separator rows (``|---|---|``, ``|-|:-:|``), found from a pipe
-followed by a dash, so text without tables pays for one literal search.
+A column counts when its header names a password, token or secret (``API key``), not
+metadata about one (``Token type``); its cells are redacted when they hold a literal, not a
+placeholder (``<redacted>``, ``$TOKEN``) or words. The search starts from separator rows.
 """
 
 from __future__ import annotations
