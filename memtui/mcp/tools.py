@@ -105,12 +105,9 @@ def check_arguments(tool: Tool, arguments: dict[str, Any] | None) -> dict[str, A
             continue
         spec = properties[name]
         kind = spec["type"]
-        ok = {"string": isinstance(value, str),
-              "integer": isinstance(value, int) and not isinstance(value, bool),
-              "boolean": isinstance(value, bool)}[kind]
-        if not ok:
+        if (got := json_type(value)) != kind:
             raise InvalidInput(f"argument {name!r} of {tool.name} must be {_KIND_WORDS[kind]}, "
-                               f"got {_GOT_WORDS[json_type(value)]}")
+                               f"got {_GOT_WORDS[got]}")
         if "enum" in spec and value not in spec["enum"]:
             raise InvalidInput(f"argument {name!r} of {tool.name} must be one of "
                                f"{', '.join(spec['enum'])}, got {echo(one_line(str(value)), 40)}")

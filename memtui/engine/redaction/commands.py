@@ -77,51 +77,32 @@ def _add(spans: list[tuple[int, int, str]], m: re.Match[str]) -> None:
         spans.append((s, e, KIND))
 
 
-class _CommandState:
-    """What is known about the command holding the current ``-p``: where it starts, the
-    last tool named in it and the last ``;``/``&&``/``|`` seen (scanned once, forward)."""
-
-    __slots__ = ("start", "scanned", "tool", "last_break")
-
-    def __init__(self) -> None:
-        self.start = 0
-        self.scanned = 0
-        self.tool: re.Match[bytes] | None = None
-        self.last_break = -1
-
-    def advance(self, text: str, lower: bytes, flag_at: int) -> None:
-        """Bring the state up to ``flag_at`` (amortised: each byte is scanned once)."""
-        new_start = _last_command_start(text, self.scanned, flag_at)
-        if new_start != -1:
-            self.start = self.scanned = new_start
-            self.tool = None
-            self.last_break = -1
-        for tool in _TOOL.finditer(lower, self.scanned, flag_at):
-            self.tool = tool
-        for brk in _BREAKS:
-            b = lower.rfind(brk, self.scanned, flag_at)
-            if b > self.last_break:
-                self.last_break = b
-        self.scanned = flag_at
-
-
 def find_command_passwords(text: str, lower: bytes) -> list[tuple[int, int, str]]:
     """Passwords after ``docker login -p``, ``mysql -p``, ``sshpass -p`` and the value
     echoed into ``docker login --password-stdin``."""
     spans: list[tuple[int, int, str]] = []
-    state = _CommandState()
     i = lower.find(b"-p")
     if i == -1 or not any(word in lower for word in _TOOL_WORDS):
         return spans
+    # The command holding the current flag, scanned forward once (amortised linear): the
+    # last tool named in it and the last ``;``/``&&``/``|`` seen, up to ``scanned``.
+    scanned = 0
+    tool: re.Match[bytes] | None = None
+    last_break = -1
     while i != -1:
         flag_at = i - 1 if lower.startswith(b"--password", i - 1) else i
         if flag_at > 0 and lower[flag_at - 1] in b" \t":
-            state.advance(text, lower, flag_at)
-            tool = state.tool
+            new_start = _last_command_start(text, scanned, flag_at)
+            if new_start != -1:
+                scanned, tool, last_break = new_start, None, -1
+            tools = list(_TOOL.finditer(lower, scanned, flag_at))
+            tool = tools[-1] if tools else tool
+            last_break = max(last_break, *(lower.rfind(brk, scanned, flag_at) for brk in _BREAKS))
+            scanned = flag_at
             if tool is not None and lower.startswith(b"--password-stdin", flag_at):
                 if tool.group("login"):
                     _echoed(text, lower, tool.start(), spans)
-            elif tool is not None and tool.start() > state.last_break:
+            elif tool is not None and tool.start() > last_break:
                 _tool_flag(text, tool, flag_at, spans)
         i = lower.find(b"-p", i + 2)
     return spans

@@ -55,14 +55,10 @@ class RedactionResult:
         return bool(self.findings)
 
 
-def _views(text: str) -> tuple[bytes, bytes]:
-    raw = text.encode("latin-1", "replace")
-    return raw.lower(), raw.translate(_TOKEN_TABLE)
-
-
 def _detect(text: str) -> list[tuple[int, int, str]]:
     """All raw spans (may overlap) found by every detector in one pass."""
-    lower, tb = _views(text)
+    raw = text.encode("latin-1", "replace")
+    lower, tb = raw.lower(), raw.translate(_TOKEN_TABLE)
     spans: list[tuple[int, int, str]] = []
 
     # Provider tokens: runs of >= MIN_RUN token characters.
@@ -143,8 +139,7 @@ def _apply(text: str, spans: list[tuple[int, int, str]]) -> str:
     parts: list[str] = []
     pos = 0
     for s, e, _k in spans:
-        parts.append(text[pos:s])
-        parts.append(PLACEHOLDER)
+        parts += (text[pos:s], PLACEHOLDER)
         pos = e
     parts.append(text[pos:])
     return "".join(parts)
@@ -184,10 +179,7 @@ def _map_back(
 
 
 def scan(text: str) -> RedactionResult:
-    """Find secrets in ``text`` and return the redacted text with the findings.
-
-    Findings carry the rule id and the character span in ``text``; never the value.
-    """
+    """The redacted ``text`` and the findings (rule id and span in ``text``, never the value)."""
     if not text:
         return RedactionResult(text, ())
     spans = _merge(text, _detect(text))

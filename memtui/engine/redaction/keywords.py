@@ -384,12 +384,9 @@ def _reverse_compare(ctx: _Ctx, lower: bytes) -> None:
 
 def _handle_bearer(ctx: _Ctx, i: int) -> int:
     m = _BEARER.match(ctx.text, i)
-    if not m:
-        return i + 6
-    s, e = m.span("v")
-    if _header_value_ok(m.group("v")):
-        ctx.spans.append((s, e, "bearer"))
-        return e
+    if m and _header_value_ok(m.group("v")):
+        ctx.spans.append((*m.span("v"), "bearer"))
+        return m.end("v")
     return i + 6
 
 
@@ -507,12 +504,9 @@ def _prose_value(ctx: _Ctx, kind: str, name: str, ks: int, pos: int, ne: int) ->
         return ne
     s, e, quoted = parsed
     value = text[s:e]
-    if quoted:
-        ok = _value_ok(kind, value, True)
-    else:
-        ok = prose_secret_ok(value, passphrase="phrase" in name.lower())
-        if ok and kind != PASSWORD:
-            ok = token_value_ok(value, False)
+    ok = _value_ok(kind, value, True) if quoted else (
+        prose_secret_ok(value, passphrase="phrase" in name.lower())
+        and (kind == PASSWORD or token_value_ok(value, False)))
     if ok:
         ctx.spans.append((s, e, "password-in-prose" if kind == PASSWORD else "secret-in-prose"))
         return e
@@ -559,9 +553,7 @@ def _credential_pair(ctx: _Ctx, pos: int) -> int:
 def _xml_element(ctx: _Ctx, kind: str, ks: int, pos: int) -> int:
     """``<apiToken>value</apiToken>``."""
     text = ctx.text
-    if ks == 0 or text[ks - 1] != "<":
-        return pos
-    m = _XML_VALUE.match(text, pos)
+    m = _XML_VALUE.match(text, pos) if ks > 0 and text[ks - 1] == "<" else None
     if not m:
         return pos
     s, e = m.span("v")

@@ -299,11 +299,8 @@ _HEX32 = re.compile(r"[0-9a-f]{32}")
 
 
 def match_run(text: str, start: int, end: int) -> list[tuple[int, int, str]]:
-    """Secrets found in the run ``text[start:end]`` (``end`` is where the run stops).
-
-    The run's first two characters pick the prefix rules to try; a few cheap features of
-    the run pick the prefix-less rules.
-    """
+    """Secrets found in the run ``text[start:end]``: its first two characters pick the prefix
+    rules to try, a few cheap features of it the prefix-less rules."""
     found = _prefixed(text, start, end) if text[start : start + 2] in PREFIX_INDEX else []
     glue = None if found else _GLUED.search(text, start + 1, end - MIN_RUN)
     while glue is not None and not found:

@@ -186,9 +186,7 @@ _BASE64 = re.compile(r"[A-Za-z0-9+/_-]+={0,2}")
 
 
 def find_sas_signatures(text: str) -> list[tuple[int, int, str]]:
-    """Azure SAS signatures (``...&sig=<base64>`` in a URL or a connection string).
-
-    (A Telegram bot token in a Bot API path is found with the provider tokens.)"""
+    """Azure SAS signatures (``...&sig=<base64>`` in a URL or a connection string)."""
     spans: list[tuple[int, int, str]] = []
     for m in _SAS_SIG.finditer(text):
         value = m.group("v")
@@ -214,11 +212,8 @@ _FLY_TOKEN = re.compile(
 
 def find_fly_tokens(text: str) -> list[tuple[int, int, str]]:
     """``FlyV1 fm2_...`` authorization values (any length once the scheme names them)."""
-    spans: list[tuple[int, int, str]] = []
-    for m in _FLY_TOKEN.finditer(text):
-        if provider_token_ok(m.group("t")[4:], 3.0):
-            spans.append((m.start("t"), m.end("t"), "flyio-token"))
-    return spans
+    return [(m.start("t"), m.end("t"), "flyio-token") for m in _FLY_TOKEN.finditer(text)
+            if provider_token_ok(m.group("t")[4:], 3.0)]
 
 
 # --- curl -u user:password -------------------------------------------------------------

@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 
 from .entropy import password_value_ok, prose_secret_ok, token_value_ok
-from .keywords import PASSWORD, SECRET, TOKEN, classify_name
+from .keywords import PASSWORD, SECRET_NAME_KINDS, classify_name
 
 KIND = "markdown-table-secret"
 #: Longest line looked at as a table row.
@@ -26,7 +26,8 @@ MAX_ROW = 4_096
 _SEPARATOR = re.compile(r"[ \t]*\|?[ \t]*:?-++:?[ \t]*(?:\|[ \t]*:?-++:?[ \t]*)*\|?[ \t]*\r?")
 _SEPARATOR_HINT = re.compile(r"\|[ \t]{0,8}:?-")
 _CELL_MARKUP = "`*_ "
-_SECRET_COLUMNS = (PASSWORD, TOKEN, SECRET)
+#: Longest header read as a column's name.
+MAX_HEADER = 64
 
 
 def _cells(text: str, start: int, end: int) -> list[tuple[int, int]]:
@@ -61,14 +62,6 @@ def _trim(text: str, s: int, e: int) -> tuple[int, int]:
     while e > s and text[e - 1] in _CELL_MARKUP:
         e -= 1
     return s, e
-
-
-def _header_kind(header: str) -> str | None:
-    name = header.strip(_CELL_MARKUP + ":")
-    if not name or len(name) > 64:
-        return None
-    kind = classify_name(name)
-    return kind if kind in _SECRET_COLUMNS else None
 
 
 def _cell_ok(kind: str, value: str, quoted: bool) -> bool:
@@ -108,11 +101,9 @@ def _table_body(text: str, sep_start: int, sep_end: int, spans: list[tuple[int, 
     offset after the last row read."""
     header_start = text.rfind("\n", 0, sep_start - 1) + 1
     header_cells = _cells(text, header_start, sep_start - 1)
-    columns = {
-        n: kind
-        for n, (s, e) in enumerate(header_cells)
-        if (kind := _header_kind(text[s:e])) is not None
-    }
+    names = [text[s:e].strip(_CELL_MARKUP + ":") for s, e in header_cells]
+    kinds = [classify_name(name) if 0 < len(name) <= MAX_HEADER else None for name in names]
+    columns = {n: kind for n, kind in enumerate(kinds) if kind in SECRET_NAME_KINDS}
     pos = sep_end + 1
     if not columns:
         return sep_end
