@@ -205,12 +205,9 @@ class McpServer:
 
 def root_folders(uris: Iterable[str]) -> tuple[str, ...]:
     """The local folders of ``file://`` root URIs (others skipped)."""
-    folders: list[str] = []
-    for uri in uris:
-        parsed = urlparse(uri)
-        if parsed.scheme == "file" and parsed.netloc in ("", "localhost") and parsed.path:
-            folders.append(os.path.normpath(unquote(parsed.path)))
-    return tuple(folders)
+    parsed = [urlparse(uri) for uri in uris]
+    return tuple(os.path.normpath(unquote(url.path)) for url in parsed
+                 if url.scheme == "file" and url.netloc in ("", "localhost") and url.path)
 
 
 def _tool_error(message: str) -> types.CallToolResult:

@@ -70,28 +70,23 @@ def send_raw(payload: bytes, socket_path: str | os.PathLike[str] | None = None,
         try:
             sock.sendall(payload)
             sock.shutdown(socket.SHUT_WR)
-            chunks: list[bytes] = []
-            size = 0
-            while True:
-                left = deadline - time.monotonic()
-                if left <= 0:
-                    raise TimeoutError
+            response = bytearray()
+            while (left := deadline - time.monotonic()) > 0:
                 sock.settimeout(left)
                 chunk = sock.recv(65536)
                 if not chunk:
-                    break
-                size += len(chunk)
-                if size > MAX_RESPONSE_BYTES:
+                    return bytes(response)
+                response += chunk
+                if len(response) > MAX_RESPONSE_BYTES:
                     raise ServiceProtocolError(f"the response from {path} is larger than "
                                                f"{MAX_RESPONSE_BYTES} bytes")
-                chunks.append(chunk)
+            raise TimeoutError
         except TimeoutError:
             raise ServiceProtocolError(f"the service at {path} did not answer within "
                                        f"{timeout:g}s") from None
         except (BrokenPipeError, ConnectionResetError) as error:
             raise ServiceProtocolError(f"the service at {path} closed the connection "
                                        f"({error.strerror or error})") from None
-    return b"".join(chunks)
 
 
 def call(method: str, params: dict[str, Any] | None = None,

@@ -49,11 +49,6 @@ class RedactionResult:
     text: str
     findings: tuple[Finding, ...]
 
-    @property
-    def changed(self) -> bool:
-        """True when at least one secret was redacted."""
-        return bool(self.findings)
-
 
 def _detect(text: str) -> list[tuple[int, int, str]]:
     """All raw spans (may overlap) found by every detector in one pass."""

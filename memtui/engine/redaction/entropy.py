@@ -124,9 +124,8 @@ _CODE_REF = re.compile(
 _HEX = re.compile(r"[0-9a-fA-F]+")
 # Obvious code: ``get_token()``, ``os.environ[...]``, ``self.secret``, ``settings.KEY``.
 _SIMPLE_CODE_REF = re.compile(r"(?:[A-Za-z_$][A-Za-z_$]*\.)*[A-Za-z_$][A-Za-z_$]*(?:\(.*|\[.*)?", re.S)
-_UUID = re.compile(
-    r"\{?[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\}?"
-)
+UUID = r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
+_UUID = re.compile(r"\{?" + UUID + r"\}?")
 _PATHLIKE = re.compile(r"(?:[A-Za-z]:\\|\.{0,2}/|~/|/)[\w .~/\\-]*")
 _WORDY_SEGMENT = re.compile(r"[A-Za-z][a-z]*(?:[-_][A-Za-z][a-z]*)*\.?[a-z0-9]{0,5}")
 
@@ -141,11 +140,8 @@ def shannon_entropy(value: str) -> float:
 
 
 def is_sequential(value: str) -> bool:
-    """True for alphabet listings such as ``abcdef...xyz0123456789`` (not for ``abcd1234``).
-
-    Ascending runs of 5+ characters must cover most of the value and one of them must be
-    long (an alphabet, not a short ``1234`` block repeated in a test key).
-    """
+    """True for alphabet listings such as ``abcdef...xyz0123456789`` (not ``abcd1234``):
+    ascending runs of 5+ characters cover most of it, and one of them is long."""
     if len(value) < 6:
         return False
     low = value.lower()
@@ -225,11 +221,8 @@ def looks_like_path(value: str) -> bool:
 
 
 def looks_like_code_reference(value: str) -> bool:
-    """True for ``get_token()``, ``os.environ["X"]``, ``self.password``, ``args.key``.
-
-    A bare identifier counts only when it reads like one (words, no random digits), so that
-    ``TOKEN=rs5r0r8xzw6lfy2`` in a config file is still treated as a literal.
-    """
+    """True for ``get_token()``, ``os.environ["X"]``, ``self.password``, ``args.key``; a bare
+    identifier only when it reads like one (``TOKEN=rs5r0r8xzw6lfy2`` is a literal)."""
     m = _CODE_REF.fullmatch(value)
     if not m:
         return False
@@ -246,11 +239,8 @@ def _switches(kinds: list[bool]) -> int:
 
 
 def looks_random(value: str, strict: bool = False) -> bool:
-    """True when ``value`` looks machine-generated (a key, a token) rather than a word.
-
-    ``strict`` demands more length and entropy; it is used for weak keys and for values
-    with no key at all.
-    """
+    """True when ``value`` looks machine-generated (a key, a token) rather than a word;
+    ``strict`` (weak keys, values with no key) demands more length and entropy."""
     n = len(value)
     min_len = WEAK_MIN_LEN if strict else TOKEN_MIN_LEN
     if n < min_len:
@@ -296,12 +286,9 @@ _VOWELS = frozenset("aeiouyAEIOUY")
 
 
 def is_wordlike(value: str) -> bool:
-    """True when the letters of ``value`` mostly form pronounceable words.
-
-    ``AgencyIdentificationCodeContentType`` and ``jetbrains.mps.v8_elimination`` are words;
-    ``qdfxxhn1q8nu49zilhn42kcx`` is not: random strings have long consonant clusters and
-    few long pieces with vowels in natural proportion.
-    """
+    """True when the letters of ``value`` mostly form pronounceable words
+    (``AgencyIdentificationCodeContentType``; not ``qdfxxhn1q8nu49zilhn42kcx``: random
+    strings have long consonant clusters and few long pieces with vowels)."""
     letters = 0
     wordy = 0
     for piece in _WORD_PIECE.findall(value):
@@ -331,12 +318,8 @@ _ENV_NAME = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+")
 
 
 def is_prose(value: str) -> bool:
-    """True when a quoted value with spaces reads like a sentence rather than a passphrase.
-
-    ``"correct horse battery staple"`` and ``"P@ss w0rd 2024!"`` are passphrases; ``"Enter
-    your password"``, ``"not set"``, ``"must be at least 12 characters"`` and ``"Mot de
-    passe"`` are text about a password.
-    """
+    """True when a quoted value with spaces reads like a sentence (``"Enter your password"``,
+    ``"not set"``, ``"Mot de passe"``) rather than a passphrase (``"P@ss w0rd 2024!"``)."""
     words = value.split()
     if len(words) > PASSPHRASE_MAX_WORDS:
         return True
@@ -376,14 +359,10 @@ def _descriptive(value: str) -> bool:
 
 @lru_cache(maxsize=8192)
 def prose_secret_ok(value: str, passphrase: bool = False) -> bool:
-    """Whether an unquoted word taken from running text (``my password is X``, a table
-    cell, a command-line argument) is a literal secret.
-
-    Stricter than :func:`password_value_ok`: the word must mix letters with digits or
-    symbols, or look random; words, descriptions (``case-sensitive``, ``sha256-hashed``),
-    variable names, paths and placeholders are not secrets. With ``passphrase``, three or
-    more lower-case words joined by ``-`` (``ravel-quint-dusk``) count too.
-    """
+    """Whether an unquoted word from running text (``my password is X``, a table cell, an
+    argument) is a literal secret: it must mix letters with digits or symbols, or look
+    random; not words, descriptions (``sha256-hashed``), variable names, paths or
+    placeholders. With ``passphrase``, 3+ words joined by ``-`` (``ravel-quint-dusk``) too."""
     v = value
     if not PASSWORD_MIN_LEN <= len(v) <= PROSE_SECRET_MAX_LEN or has_whitespace(v):
         return False

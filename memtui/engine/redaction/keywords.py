@@ -14,6 +14,7 @@ import re
 from functools import cache, lru_cache
 
 from .entropy import (
+    UUID,
     is_placeholder,
     is_uuid,
     literal_value_ok,
@@ -247,9 +248,8 @@ def classify_name(name: str) -> str | None:
         if word[0].isdigit():
             continue  # "88ypwd" of an id's random body ("mem_1m8vpayw88ypwd7x") names nothing
         kind = _word_kind(word)
-        if kind is None:
-            continue
-        if word in ("tokens", "keys", "secrets") or word.endswith(("tokens", "tokenizer", "tokenize")):
+        if kind is None or word in ("keys", "secrets") or word.endswith(
+                ("tokens", "tokenizer", "tokenize")):
             continue
         if kind == PASSWORD or best != PASSWORD:
             best, best_at = kind, i
@@ -259,9 +259,8 @@ def classify_name(name: str) -> str | None:
     after = words[best_at + 1 :]
     if tuple(words[max(0, best_at - 1) :]) in SECRET_METADATA_NAMES:
         return TOKEN
-    if any(w in METADATA_WORDS for w in after):
-        return None
-    if any(w in NAME_NOT_SECRET for w in words[:best_at]):
+    if any(w in METADATA_WORDS for w in after) or any(
+            w in NAME_NOT_SECRET for w in words[:best_at]):
         return None
     word = words[best_at]
     if best == TOKEN and "token" in word and before in TOKEN_NOT_SECRET_BEFORE:
@@ -614,8 +613,6 @@ def _assigned_value(
 
 # --- names that are only secret for one provider --------------------------------------------
 
-_UUID = r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
-
 #: (word starting a word of the name, value format, kind, min entropy): gitleaks-style
 #: "keyword + format" rules for names that carry no secret word (``cloudflare: ...``,
 #: ``SONAR_LOGIN = ...``, Bundler's ``BUNDLE_GEMS__EXAMPLE__COM=user:pass``).
@@ -626,7 +623,7 @@ PROVIDER_NAMES: tuple[tuple[bytes, re.Pattern[str], str, float], ...] = tuple(
         (b"sourcegraph", r"[a-fA-F0-9]{40}", "sourcegraph-token", 2.8),
         (b"sonar", r"(?:sq[upa]_)?[A-Za-z0-9]{40}", "sonar-token", 2.8),
         (b"sumo", r"su[A-Za-z0-9]{12}|[A-Za-z0-9]{64}", "sumologic-key", 2.8),
-        (b"messagebird", _UUID + r"|[A-Za-z0-9]{25}", "messagebird-key", 2.8),
+        (b"messagebird", UUID + r"|[A-Za-z0-9]{25}", "messagebird-key", 2.8),
         (b"bundle_", r"[^\s:\"']{3,128}:[^\s:\"']{3,256}", "bundler-credentials", 2.0),
     )
 )
