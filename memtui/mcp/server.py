@@ -1,11 +1,9 @@
 """``memtui mcp``: the MCP server on stdio, on the official MCP Python SDK (docs/mcp.md).
 
-This module only wires the tools and resources of ``tools.py`` to the SDK. Writes run one at
-a time in a worker thread, so the event loop keeps reading the client while a write waits
-for a busy store; reads run in the loop's own thread once the store is open (WAL: a read
-never waits for a writer). The store is opened on the first call that needs it: one that
-cannot be opened is a tool error result, and the server keeps running. The client's MCP
-roots (else the working folder) decide the project of a call that names none.
+It wires the tools and resources of ``tools.py`` to the SDK (``McpServer._run`` says which
+thread runs a call). The store is opened on the first call that needs it: one that cannot
+be opened is a tool error result, and the server keeps running. The client's MCP roots
+(else the working folder) decide the project of a call that names none.
 """
 
 from __future__ import annotations
@@ -27,7 +25,7 @@ from mcp.server.stdio import stdio_server
 from mcp.shared.exceptions import MCPDeprecationWarning, MCPError
 
 from memtui import __version__
-from memtui.errors import MemtuiError, NotFound, StoreError
+from memtui.errors import MemtuiError, NotFound
 from memtui.mcp.tools import (
     PROJECT_URI_TEMPLATE,
     TOOLS,
@@ -116,9 +114,7 @@ class McpServer:
 
     @staticmethod
     def _client_name(ctx: ServerRequestContext[Any]) -> str | None:
-        params = ctx.session.client_params
-        info = getattr(params, "client_info", None)
-        name = getattr(info, "name", None)
+        name = getattr(getattr(ctx.session.client_params, "client_info", None), "name", None)
         return " ".join(name.split())[:100] if isinstance(name, str) and name.strip() else None
 
     async def _run(self, ctx: ServerRequestContext[Any], work: Any, *,
@@ -226,8 +222,6 @@ def serve(db_path: str | os.PathLike[str], user: str, *, create_folder: bool = F
         anyio.run(server.serve_stdio)
     except KeyboardInterrupt:
         pass
-    except StoreError as error:
-        log.error("%s", error.message)
     finally:
         if server.session is not None:
             server.session.store.close()

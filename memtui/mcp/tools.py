@@ -156,15 +156,13 @@ def memory_add(session: McpSession, args: dict[str, Any]) -> dict[str, Any]:
     """One new memory."""
     scope = args.get("scope")
     named = args.get("project")
-    if scope == "user" and named is not None:
-        raise InvalidInput("a user-level memory belongs to no project: leave out project, or "
-                           "use scope project")
     if scope == "user":
+        if named is not None:
+            raise InvalidInput("a user-level memory belongs to no project: leave out project, "
+                               "or use scope project")
         project = None
-    elif scope == "project":
-        project = session.need_project(named)
     else:
-        project = session.project(named)
+        project = session.need_project(named) if scope == "project" else session.project(named)
     memory = session.engine().identity.add_memory(args["content"], args.get("kind", "fact"),
                                                   project, source=SOURCE)
     return {"status": memory.status, "memory": memory_json(memory)}
@@ -304,12 +302,8 @@ def call_tool(session: McpSession, name: str, arguments: dict[str, Any] | None) 
 
 
 def _markdown(title: str, memories: list[Memory], total: int) -> str:
-    lines = [f"# {title}", ""]
-    if not memories:
-        lines.append("No active memories.")
-    for memory in memories:
-        text = " ".join(memory.content.split())
-        lines.append(f"- **{memory.kind}** {text} (`{memory.id}`)")
+    items = [f"- **{m.kind}** {' '.join(m.content.split())} (`{m.id}`)" for m in memories]
+    lines = [f"# {title}", "", *(items or ["No active memories."])]
     if total > len(memories):
         lines += ["", f"… and {total - len(memories)} older (memory_recall finds them)."]
     return "\n".join(lines) + "\n"

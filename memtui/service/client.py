@@ -1,9 +1,6 @@
-"""A small client for the local memory service (``memtui call``, scripts, tests).
-
-``call(method, params)`` sends one request and returns the decoded response object
-(``{"id", "ok", "result"|"error"}``). A service that is not running raises
-``ServiceUnavailable`` ("service not running at PATH"), so callers can degrade gracefully.
-"""
+"""A small client for the local memory service (``memtui call``, scripts, tests):
+``call(method, params)`` returns the decoded response (``{"id", "ok", "result"|"error"}``);
+a service that is not running raises ``ServiceUnavailable``, so callers can degrade."""
 
 from __future__ import annotations
 

@@ -1,10 +1,9 @@
 """``MemoryService``: the unix-socket server behind ``memtui serve`` (docs/service.md).
 
-The socket is owner-only (bound under a restrictive umask), each peer's uid is checked where
-the system tells it, and a stale socket file is replaced while a live one is an error. The
-accept loop reads every connection itself without blocking and hands only a complete
-request to a bounded pool of threads, so a slow client holds no worker; ``stop()`` lets the
-requests in flight finish. ``worker=True`` hosts the background extraction loop.
+The socket is owner-only, each peer's uid is checked where the system tells it; a stale
+socket file is replaced, a live one is an error. The accept loop reads every connection
+without blocking and hands only complete requests to a bounded pool of threads, so a slow
+client holds no worker. ``worker=True`` hosts the background extraction loop.
 """
 
 from __future__ import annotations
@@ -399,14 +398,13 @@ class MemoryService:
     def run(self) -> int:
         """Serve in this (main) thread until SIGTERM/SIGINT; returns the exit status."""
         self.start()
-        previous: dict[signal.Signals, Any] = {}
 
         def on_signal(signum: int, _frame: FrameType | None) -> None:
             log.info("received %s: shutting down", signal.Signals(signum).name)
             self._request_stop()
 
-        for signum in (signal.SIGTERM, signal.SIGINT):
-            previous[signum] = signal.signal(signum, on_signal)
+        previous = {signum: signal.signal(signum, on_signal)
+                    for signum in (signal.SIGTERM, signal.SIGINT)}
         try:
             self.serve_forever()
         finally:

@@ -1,12 +1,9 @@
 """Passwords given on a command line whose flag does not name them.
 
-``--password X`` is found by the keyword detector (the flag names the secret). These flags
-do not: ``docker login -p X`` (``-p`` is a port for ``docker run``), ``mysql -pX`` /
-``mysql -p'X'`` (the value is glued to ``-p``; ``mysql -p db`` *prompts* and ``db`` is the
-database), ``sshpass -p X``, and ``echo X | docker login --password-stdin``.
-
-Each ``-p`` is judged by the tool it belongs to: the last one named before it in the same
-command (``\\`` continuations followed; ``;``, ``&&``, ``|`` cut).
+``docker login -p X`` (``-p`` is a port for ``docker run``), ``mysql -pX`` (glued: ``mysql
+-p db`` *prompts*), ``sshpass -p X``, ``echo X | docker login --password-stdin``: each ``-p``
+is judged by the last tool named before it in the same command (``\\`` continuations
+followed; ``;``, ``&&``, ``|`` cut).
 """
 
 from __future__ import annotations

@@ -144,21 +144,16 @@ def _map_back(
     spans: list[tuple[int, int, str]], new: list[tuple[int, int, str]]
 ) -> list[tuple[int, int, str]]:
     """Map spans found in the redacted text back to offsets of the original text."""
-    # Output layout: original segments interleaved with placeholders.
-    out_starts: list[int] = []
-    records: list[tuple[int, int, int, bool]] = []  # (out_start, orig_start, orig_end, is_ph)
-    out_pos = 0
-    orig_pos = 0
+    # Output layout: original segments interleaved with placeholders, as
+    # (out_start, orig_start, orig_end, is_placeholder).
+    records: list[tuple[int, int, int, bool]] = []
+    out_pos = orig_pos = 0
     for s, e, _k in spans:
-        out_starts.append(out_pos)
-        records.append((out_pos, orig_pos, s, False))
-        out_pos += s - orig_pos
-        out_starts.append(out_pos)
-        records.append((out_pos, s, e, True))
-        out_pos += _PLACEHOLDER_LEN
-        orig_pos = e
-    out_starts.append(out_pos)
+        placeholder_at = out_pos + s - orig_pos
+        records += [(out_pos, orig_pos, s, False), (placeholder_at, s, e, True)]
+        out_pos, orig_pos = placeholder_at + _PLACEHOLDER_LEN, e
     records.append((out_pos, orig_pos, -1, False))
+    out_starts = [record[0] for record in records]
 
     def to_orig(p: int, is_end: bool) -> int:
         """Offset in the original text of output offset ``p``."""

@@ -1,11 +1,9 @@
 """Keyword assignments: ``password = "..."``, ``"api_key": "..."``, ``--token abc``...
 
-The detector finds secret-ish words in a lower-cased byte copy of the text, takes the whole
-name around each hit (``db_password``, ``X-Api-Key``), decides from the name's words whether
-it names a secret (``token`` yes, ``max_tokens`` / ``csrf_token`` / ``public_key`` no), then
-parses the operator and the value after it. The value is kept only when it looks like a
-literal secret: not a placeholder or template, not code, and random enough for the kind of
-name. Only the value is replaced; the name stays.
+Each secret-ish word found is widened to its whole name (``db_password``, ``X-Api-Key``),
+whose words decide whether it names a secret (``token`` yes, ``max_tokens`` / ``csrf_token``
+no); the value after the operator is redacted (the name stays) when it looks like a literal
+secret: not a placeholder or template, not code, random enough for the kind of name.
 """
 
 from __future__ import annotations
@@ -569,11 +567,9 @@ def _assigned_value(
     ctx: _Ctx, kind: str, name: str, pos: int, ne: int, next_line: bool = False,
     literal: bool = False,
 ) -> int:
-    """Judge the value at ``pos`` assigned to ``name``; return where to resume.
-
-    With ``next_line``, a quoted value alone on the next line counts (``"key":\n  "v"``);
-    with ``literal`` (``_literal_layout``), a value the line ends after is a literal.
-    """
+    """Judge the value at ``pos`` assigned to ``name``; return where to resume. With
+    ``next_line``, a quoted value alone on the next line counts (``"key":\n  "v"``); with
+    ``literal`` (``_literal_layout``), a value the line ends after is a literal."""
     text = ctx.text
     if "auth" in name or "Auth" in name or "AUTH" in name:
         # Authorization: Bearer xxx / "auth": "Basic xxx"

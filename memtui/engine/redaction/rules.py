@@ -122,8 +122,7 @@ TOKEN_RULES: tuple[TokenRule, ...] = (
     _rule("bitbucket-app-password", "ATBB", r"ATBB[A-Za-z0-9_=.-]{28,64}" + _END, 3.0),
     # --- cloud --------------------------------------------------------------------------
     _rule("aws-access-key",
-          ("AKIA", "ASIA", "ABIA", "ACCA", "A3T", "AGPA", "AIDA", "AROA", "AIPA", "ANPA", "ANVA",
-           "APKA"),
+          tuple("AKIA ASIA ABIA ACCA A3T AGPA AIDA AROA AIPA ANPA ANVA APKA".split()),
           r"(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA|APKA)[A-Z0-9]{16}"
           r"(?![A-Za-z0-9])", 0.0),
     _rule("aws-bedrock-api-key", "ABSKQmVkcm9ja0FQSUtleS",
@@ -182,14 +181,13 @@ TOKEN_RULES: tuple[TokenRule, ...] = (
     _rule("groq-api-key", "gsk_", r"gsk_[A-Za-z0-9]{52}" + _END, 3.0),
     _rule("xai-api-key", "xai-", r"xai-[A-Za-z0-9]{80}" + _END, 3.0),
     # --- chat & collaboration -----------------------------------------------------------
-    _rule("slack-token", ("xoxb-", "xoxp-", "xoxa-", "xoxr-", "xoxs-", "xoxo-", "xoxe-"),
+    _rule("slack-token", tuple(f"xox{c}-" for c in "bparsoe"),
           r"xox[baprseo]-(?:\d-)?(?:\d{6,15}-){1,3}[A-Za-z0-9]{8,64}" + _END, 2.5),
     _rule("slack-token", "xoxb-", r"xoxb-\d{8,14}-[A-Za-z0-9]{16,32}" + _END, 3.0),
     _rule("slack-config-token", "xoxe.", r"xoxe\.xox[bp]-\d-[A-Za-z0-9]{100,200}" + _END, 3.0),
     _rule("slack-config-token", "xoxe-", r"xoxe-\d-[A-Za-z0-9]{100,200}" + _END, 3.0),
     _rule("slack-app-token", "xapp-", r"xapp-\d-[A-Z0-9]+-\d+-[a-z0-9]+" + _END, 3.0),
-    _rule("slack-token",
-          ("xoxb-", "xoxp-", "xoxa-", "xoxr-", "xoxs-", "xoxo-", "xoxe-", "xoxc-", "xoxd-"),
+    _rule("slack-token", tuple(f"xox{c}-" for c in "bparsoecd"),
           r"xox[a-z]-[A-Za-z0-9-]{20,250}" + _END, 3.0, validator=_random_tail),
     _rule("notion-token", "ntn_", r"ntn_\d{11}[A-Za-z0-9]{35}" + _END, 3.0, validator=_has_letter),
     _rule("notion-token", "secret_", r"secret_[A-Za-z0-9]{43}" + _END, 3.5),

@@ -1,7 +1,5 @@
-"""Secrets that live in a structure: PEM blocks, URLs, curl options, Kubernetes Secrets,
-webhook URLs. Each detector is gated by a literal check on the lower-cased bytes so that
-ordinary text only pays for a few ``in`` tests.
-"""
+"""Secrets that live in a structure: PEM blocks, URLs, curl options, credential files,
+Kubernetes Secrets, webhook URLs (each detector run only when a literal is in the text)."""
 
 from __future__ import annotations
 
@@ -36,10 +34,8 @@ _PEM_EDGE = re.compile(r"(?:\s|\\[nr])+")
 
 
 def find_pem_blocks(text: str) -> list[tuple[int, int, str]]:
-    """Private key bodies between BEGIN and END lines (the armour lines are kept).
-
-    A block without an END line (a truncated paste) is redacted up to the next blank line.
-    """
+    """Private key bodies between BEGIN and END lines (the armour lines are kept); a block
+    without an END line (a truncated paste) up to the next blank line."""
     spans: list[tuple[int, int, str]] = []
     next_end = -2  # cached position of the next "-----END" (monotonic search)
     next_blank = -2
@@ -381,10 +377,9 @@ def _k8s_value(
     value = text[s:e]
     if len(value) < K8S_MIN_VALUE or is_placeholder(value) or "{{" in value:
         return
-    if string_data:
-        if password_value_ok(value, quoted=True):
-            spans.append((s, e, "kubernetes-secret"))
-    elif _B64_VALUE.fullmatch(value) and shannon_entropy(value) >= 2.5:
+    ok = password_value_ok(value, quoted=True) if string_data else (
+        _B64_VALUE.fullmatch(value) is not None and shannon_entropy(value) >= 2.5)
+    if ok:
         spans.append((s, e, "kubernetes-secret"))
 
 
