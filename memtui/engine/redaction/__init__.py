@@ -7,11 +7,4 @@ ordinary text (prose, code, paths, UUIDs, hashes) comes through unchanged."""
 from .engine import Finding, RedactionResult, findings_as_json, redact, scan
 from .entropy import PLACEHOLDER
 
-__all__ = [
-    "PLACEHOLDER",
-    "Finding",
-    "RedactionResult",
-    "findings_as_json",
-    "redact",
-    "scan",
-]
+__all__ = ["PLACEHOLDER", "Finding", "RedactionResult", "findings_as_json", "redact", "scan"]

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from .entropy import is_placeholder, literal_value_ok, password_value_ok, prose_secret_ok
+from .entropy import Span, is_placeholder, literal_value_ok, password_value_ok, prose_secret_ok
 
 #: How far before a ``docker login`` an ``echo X |`` feeding ``--password-stdin`` is looked for.
 ECHO_LOOKBACK = 512
@@ -65,7 +65,7 @@ def _argument_ok(value: str, quoted: bool) -> bool:
     return prose_secret_ok(value) or literal_value_ok(value, True)
 
 
-def _add(spans: list[tuple[int, int, str]], m: re.Match[str]) -> None:
+def _add(spans: list[Span], m: re.Match[str]) -> None:
     s, e = m.span("v")
     quoted = m.group("v")[0] in "\"'"
     if quoted:
@@ -74,10 +74,10 @@ def _add(spans: list[tuple[int, int, str]], m: re.Match[str]) -> None:
         spans.append((s, e, KIND))
 
 
-def find_command_passwords(text: str, lower: bytes) -> list[tuple[int, int, str]]:
+def find_command_passwords(text: str, lower: bytes) -> list[Span]:
     """Passwords after ``docker login -p``, ``mysql -p``, ``sshpass -p`` and the value
     echoed into ``docker login --password-stdin``."""
-    spans: list[tuple[int, int, str]] = []
+    spans: list[Span] = []
     i = lower.find(b"-p")
     if i == -1 or not any(word in lower for word in _TOOL_WORDS):
         return spans
@@ -113,9 +113,9 @@ MAX_TOOL_ARGUMENTS = 32
 _HTPASSWD_VALUE_FLAGS = ("-C", "-r")
 
 
-def find_argument_passwords(text: str) -> list[tuple[int, int, str]]:
+def find_argument_passwords(text: str) -> list[Span]:
     """``redis-cli -a X``, ``htpasswd -b passwords user X`` and ``htpasswd -nb user X``."""
-    spans: list[tuple[int, int, str]] = []
+    spans: list[Span] = []
     for tool in _ARGUMENT_TOOLS.finditer(text):
         args: list[re.Match[str]] = []
         pos = tool.end()
@@ -149,7 +149,7 @@ def _htpasswd_password(words: list[str]) -> int | None:
     return positional[need - 1] if "b" in flags and len(positional) >= need else None
 
 
-def _echoed(text: str, lower: bytes, tool_at: int, spans: list[tuple[int, int, str]]) -> None:
+def _echoed(text: str, lower: bytes, tool_at: int, spans: list[Span]) -> None:
     """``echo X | docker login --password-stdin``: the echoed value."""
     lo = max(0, tool_at - ECHO_LOOKBACK)
     at = max(lower.rfind(b"echo", lo, tool_at), lower.rfind(b"printf", lo, tool_at))
@@ -159,9 +159,7 @@ def _echoed(text: str, lower: bytes, tool_at: int, spans: list[tuple[int, int, s
             _add(spans, m)
 
 
-def _tool_flag(
-    text: str, tool: re.Match[bytes], flag_at: int, spans: list[tuple[int, int, str]]
-) -> None:
+def _tool_flag(text: str, tool: re.Match[bytes], flag_at: int, spans: list[Span]) -> None:
     """Judge the flag at ``flag_at`` given the tool it belongs to."""
     if tool.group("mysql"):
         m = _GLUED.match(text, flag_at)

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from . import structured
 from .commands import find_argument_passwords, find_command_passwords
-from .entropy import PLACEHOLDER
+from .entropy import PLACEHOLDER, Span
 from .keywords import find_keyword_secrets, find_provider_name_secrets
 from .rules import MIN_RUN, match_run
 from .tables import find_table_secrets
@@ -50,11 +50,11 @@ class RedactionResult:
     findings: tuple[Finding, ...]
 
 
-def _detect(text: str) -> list[tuple[int, int, str]]:
+def _detect(text: str) -> list[Span]:
     """All raw spans (may overlap) found by every detector in one pass."""
     raw = text.encode("latin-1", "replace")
     lower, tb = raw.lower(), raw.translate(_TOKEN_TABLE)
-    spans: list[tuple[int, int, str]] = []
+    spans: list[Span] = []
 
     # Provider tokens: runs of >= MIN_RUN token characters.
     i = tb.find(_RUN_NEEDLE)
@@ -98,10 +98,10 @@ def _detect(text: str) -> list[tuple[int, int, str]]:
     return spans
 
 
-def _merge(text: str, spans: list[tuple[int, int, str]]) -> list[tuple[int, int, str]]:
+def _merge(text: str, spans: list[Span]) -> list[Span]:
     """Merge overlapping or touching spans; widen ``[secret]`` to avoid ``[[REDACTED]]``."""
     cleaned = sorted((s, e, k) for s, e, k in spans if 0 <= s < e <= len(text))
-    merged: list[tuple[int, int, str]] = []
+    merged: list[Span] = []
     for s, e, k in cleaned:
         if merged and s <= merged[-1][1]:
             ls, le, lk = merged[-1]
@@ -110,7 +110,7 @@ def _merge(text: str, spans: list[tuple[int, int, str]]) -> list[tuple[int, int,
             merged[-1] = (ls, max(le, e), lk)
         else:
             merged.append((s, e, k))
-    out: list[tuple[int, int, str]] = []
+    out: list[Span] = []
     for s, e, k in merged:
         # Grow over placeholders already adjacent, and over brackets around the secret.
         while True:
@@ -130,7 +130,7 @@ def _merge(text: str, spans: list[tuple[int, int, str]]) -> list[tuple[int, int,
     return out
 
 
-def _apply(text: str, spans: list[tuple[int, int, str]]) -> str:
+def _apply(text: str, spans: list[Span]) -> str:
     parts: list[str] = []
     pos = 0
     for s, e, _k in spans:
@@ -140,9 +140,7 @@ def _apply(text: str, spans: list[tuple[int, int, str]]) -> str:
     return "".join(parts)
 
 
-def _map_back(
-    spans: list[tuple[int, int, str]], new: list[tuple[int, int, str]]
-) -> list[tuple[int, int, str]]:
+def _map_back(spans: list[Span], new: list[Span]) -> list[Span]:
     """Map spans found in the redacted text back to offsets of the original text."""
     # Output layout: original segments interleaved with placeholders, as
     # (out_start, orig_start, orig_end, is_placeholder).

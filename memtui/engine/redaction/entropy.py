@@ -10,6 +10,8 @@ from collections import Counter
 from functools import lru_cache
 
 PLACEHOLDER = "[REDACTED]"
+Span = tuple[int, int, str]
+"""What a detector finds: (start, end, kind) of a secret in the text."""
 
 # --- tuning values -------------------------------------------------------------------------
 

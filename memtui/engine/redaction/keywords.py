@@ -9,10 +9,12 @@ secret: not a placeholder or template, not code, random enough for the kind of n
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass, field
 from functools import cache, lru_cache
 
 from .entropy import (
     UUID,
+    Span,
     is_placeholder,
     is_uuid,
     literal_value_ok,
@@ -333,15 +335,13 @@ def parse_value(text: str, pos: int) -> tuple[int, int, bool] | None:
     return (s, e, False) if e > s else None
 
 
+@dataclass(frozen=True, slots=True)
 class _Ctx:
     """Per-scan state shared by the keyword handlers."""
 
-    __slots__ = ("text", "tb", "spans")
-
-    def __init__(self, text: str, tb: bytes) -> None:
-        self.text = text
-        self.tb = tb
-        self.spans: list[tuple[int, int, str]] = []
+    text: str
+    tb: bytes
+    spans: list[Span] = field(default_factory=list)
 
 
 def _key_bounds(ctx: _Ctx, i: int, j: int) -> tuple[int, int]:
@@ -417,7 +417,7 @@ _TO_NAMES = ("word", "phrase", "pass", "token", "secret")
 _LINE_END_OPS = (b":", b"=", b":=", b"=>")
 
 
-def find_keyword_secrets(text: str, lower: bytes, tb: bytes) -> list[tuple[int, int, str]]:
+def find_keyword_secrets(text: str, lower: bytes, tb: bytes) -> list[Span]:
     """All keyword-assignment secrets in ``text`` (``lower``/``tb``: its byte views)."""
     ctx = _Ctx(text, tb)
     spans = ctx.spans
@@ -563,10 +563,8 @@ def _xml_element(ctx: _Ctx, kind: str, ks: int, pos: int) -> int:
 _NEXT_LINE_QUOTE = re.compile(r"[ \t]*\r?\n[ \t]{0,64}(?=[\"'`])")
 
 
-def _assigned_value(
-    ctx: _Ctx, kind: str, name: str, pos: int, ne: int, next_line: bool = False,
-    literal: bool = False,
-) -> int:
+def _assigned_value(ctx: _Ctx, kind: str, name: str, pos: int, ne: int,
+                    next_line: bool = False, literal: bool = False) -> int:
     """Judge the value at ``pos`` assigned to ``name``; return where to resume. With
     ``next_line``, a quoted value alone on the next line counts (``"key":\n  "v"``); with
     ``literal`` (``_literal_layout``), a value the line ends after is a literal."""
@@ -611,17 +609,15 @@ def _assigned_value(
 
 #: (word starting a word of the name, value format, kind, min entropy): gitleaks-style
 #: "keyword + format" rules for names that carry no secret word (``cloudflare: ...``,
-#: ``SONAR_LOGIN = ...``, Bundler's ``BUNDLE_GEMS__EXAMPLE__COM=user:pass``).
-PROVIDER_NAMES: tuple[tuple[bytes, re.Pattern[str], str, float], ...] = tuple(
-    (word, re.compile(fmt), kind, min_entropy)
-    for word, fmt, kind, min_entropy in (
-        (b"cloudflare", r"[\w-]{40}|[a-f0-9]{37}", "cloudflare-api-key", 2.8),
-        (b"sourcegraph", r"[a-fA-F0-9]{40}", "sourcegraph-token", 2.8),
-        (b"sonar", r"(?:sq[upa]_)?[A-Za-z0-9]{40}", "sonar-token", 2.8),
-        (b"sumo", r"su[A-Za-z0-9]{12}|[A-Za-z0-9]{64}", "sumologic-key", 2.8),
-        (b"messagebird", UUID + r"|[A-Za-z0-9]{25}", "messagebird-key", 2.8),
-        (b"bundle_", r"[^\s:\"']{3,128}:[^\s:\"']{3,256}", "bundler-credentials", 2.0),
-    )
+#: ``SONAR_LOGIN = ...``, Bundler's ``BUNDLE_GEMS__EXAMPLE__COM=user:pass``). A format is
+#: compiled (and cached by ``re``) when a value is first checked against it.
+PROVIDER_NAMES = (
+    (b"cloudflare", r"[\w-]{40}|[a-f0-9]{37}", "cloudflare-api-key", 2.8),
+    (b"sourcegraph", r"[a-fA-F0-9]{40}", "sourcegraph-token", 2.8),
+    (b"sonar", r"(?:sq[upa]_)?[A-Za-z0-9]{40}", "sonar-token", 2.8),
+    (b"sumo", r"su[A-Za-z0-9]{12}|[A-Za-z0-9]{64}", "sumologic-key", 2.8),
+    (b"messagebird", UUID + r"|[A-Za-z0-9]{25}", "messagebird-key", 2.8),
+    (b"bundle_", r"[^\s:\"']{3,128}:[^\s:\"']{3,256}", "bundler-credentials", 2.0),
 )
 
 _OPS = ("=", ":", ":=", "::=", ":::=", "?=", ".=", "=>", ",")
@@ -641,7 +637,7 @@ def _names_provider(name: str, word: bytes) -> bool:
     return w in joined
 
 
-def find_provider_name_secrets(text: str, lower: bytes, tb: bytes) -> list[tuple[int, int, str]]:
+def find_provider_name_secrets(text: str, lower: bytes, tb: bytes) -> list[Span]:
     """Values whose format is only a secret under a provider's name (``SONAR_LOGIN=...``)."""
     ctx = _Ctx(text, tb)
     for word, fmt, kind, min_entropy in PROVIDER_NAMES:
@@ -656,7 +652,7 @@ def find_provider_name_secrets(text: str, lower: bytes, tb: bytes) -> list[tuple
                     if parsed:
                         s, e, _quoted = parsed
                         value = text[s:e]
-                        if fmt.fullmatch(value) and provider_token_ok(value, min_entropy):
+                        if re.fullmatch(fmt, value) and provider_token_ok(value, min_entropy):
                             ctx.spans.append((s, e, kind))
                             nxt = e
             i = lower.find(word, max(nxt, i + 1))

@@ -13,12 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
 
-from .entropy import (
-    is_sequential,
-    looks_random,
-    provider_token_ok,
-    shannon_entropy,
-)
+from .entropy import Span, is_sequential, looks_random, provider_token_ok, shannon_entropy
 
 #: Minimum length of a run of token characters worth looking at.
 MIN_RUN = 16
@@ -59,11 +54,9 @@ class TokenRule:
             return None
         value = m.group()
         body = value[len(prefix) :] if value.startswith(prefix) else value
-        if not provider_token_ok(body, self.min_entropy):
-            return None
-        if self.validator is not None and not self.validator(value):
-            return None
-        return m.span()
+        ok = provider_token_ok(body, self.min_entropy) and (
+            self.validator is None or self.validator(value))
+        return m.span() if ok else None
 
 
 def _rule(kind: str, prefixes: str | tuple[str, ...], pattern: str, min_entropy: float = 2.5,
@@ -296,7 +289,7 @@ _TWILIO_AUTH_BEFORE = re.compile(
 _HEX32 = re.compile(r"[0-9a-f]{32}")
 
 
-def match_run(text: str, start: int, end: int) -> list[tuple[int, int, str]]:
+def match_run(text: str, start: int, end: int) -> list[Span]:
     """Secrets found in the run ``text[start:end]``: its first two characters pick the prefix
     rules to try, a few cheap features of it the prefix-less rules."""
     found = _prefixed(text, start, end) if text[start : start + 2] in PREFIX_INDEX else []
@@ -347,8 +340,7 @@ def match_run(text: str, start: int, end: int) -> list[tuple[int, int, str]]:
 
 
 def _prefixed(text: str, start: int, end: int,
-              index: dict[str, list[tuple[str, TokenRule]]] = PREFIX_INDEX
-              ) -> list[tuple[int, int, str]]:
+              index: dict[str, list[tuple[str, TokenRule]]] = PREFIX_INDEX) -> list[Span]:
     """The provider token starting at ``start`` (the run ends at ``end``), also when it is
     wrapped onto the next lines."""
     for prefix, rule in index.get(text[start : start + 2], ()):
@@ -366,8 +358,7 @@ def _prefixed(text: str, start: int, end: int,
     return []
 
 
-def _wrapped(text: str, start: int, end: int, prefix: str, rule: TokenRule
-             ) -> list[tuple[int, int, str]]:
+def _wrapped(text: str, start: int, end: int, prefix: str, rule: TokenRule) -> list[Span]:
     """A token broken over lines (``sk-ant-api03-...`` then the rest alone on the next
     line): one span per line piece when the joined pieces match ``rule``."""
     pieces = [(start, end)]
@@ -379,7 +370,7 @@ def _wrapped(text: str, start: int, end: int, prefix: str, rule: TokenRule
         joined = "".join(text[s:e] for s, e in pieces)
         span = rule.check(joined, 0, prefix)
         if span and span[1] > len(joined) - (line.end() - line.start("run")):
-            spans: list[tuple[int, int, str]] = []
+            spans: list[Span] = []
             left = span[1]
             for s, e in pieces:
                 spans.append((s, min(e, s + left), rule.kind))

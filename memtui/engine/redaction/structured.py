@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 
 from .entropy import (
+    Span,
     is_placeholder,
     literal_value_ok,
     looks_random,
@@ -33,10 +34,10 @@ _BASE64_RUN = re.compile(r"[A-Za-z0-9+/=]{" + str(PEM_MIN_BASE64_RUN) + ",}")
 _PEM_EDGE = re.compile(r"(?:\s|\\[nr])+")
 
 
-def find_pem_blocks(text: str) -> list[tuple[int, int, str]]:
+def find_pem_blocks(text: str) -> list[Span]:
     """Private key bodies between BEGIN and END lines (the armour lines are kept); a block
     without an END line (a truncated paste) up to the next blank line."""
-    spans: list[tuple[int, int, str]] = []
+    spans: list[Span] = []
     next_end = -2  # cached position of the next "-----END" (monotonic search)
     next_blank = -2
     next_begin = -2
@@ -111,10 +112,10 @@ def _url_key_ok(user: str) -> bool:
     return looks_random(user, strict=True)
 
 
-def find_url_passwords(text: str) -> list[tuple[int, int, str]]:
+def find_url_passwords(text: str) -> list[Span]:
     """Secrets in a URL's userinfo: ``scheme://user:password@host`` (user and host kept), and
     a key used as the user (``https://<key>@o1.ingest.sentry.io/2``, a Sentry DSN)."""
-    spans: list[tuple[int, int, str]] = []
+    spans: list[Span] = []
     i = text.find("://")
     while i != -1:
         nxt = i + 3
@@ -181,9 +182,9 @@ _PERCENT = re.compile(r"%([0-9A-Fa-f]{2})")
 _BASE64 = re.compile(r"[A-Za-z0-9+/_-]+={0,2}")
 
 
-def find_sas_signatures(text: str) -> list[tuple[int, int, str]]:
+def find_sas_signatures(text: str) -> list[Span]:
     """Azure SAS signatures (``...&sig=<base64>`` in a URL or a connection string)."""
-    spans: list[tuple[int, int, str]] = []
+    spans: list[Span] = []
     for m in _SAS_SIG.finditer(text):
         value = m.group("v")
         decoded = _PERCENT.sub(lambda p: chr(int(p.group(1), 16)), value)
@@ -206,7 +207,7 @@ _FLY_TOKEN = re.compile(
 )
 
 
-def find_fly_tokens(text: str) -> list[tuple[int, int, str]]:
+def find_fly_tokens(text: str) -> list[Span]:
     """``FlyV1 fm2_...`` authorization values (any length once the scheme names them)."""
     return [(m.start("t"), m.end("t"), "flyio-token") for m in _FLY_TOKEN.finditer(text)
             if provider_token_ok(m.group("t")[4:], 3.0)]
@@ -217,9 +218,9 @@ def find_fly_tokens(text: str) -> list[tuple[int, int, str]]:
 _CURL_USER = re.compile(r"(?:(?<=\s)-u|--user)(?:[ \t]+|=)(?P<arg>(?:\"[^\"\n]*\"|'[^'\n]*'|[^\s\"'])+)")
 
 
-def find_curl_credentials(text: str, lower: bytes) -> list[tuple[int, int, str]]:
+def find_curl_credentials(text: str, lower: bytes) -> list[Span]:
     """``curl -u user:password`` / ``--user``: the password (or a key used as the user)."""
-    spans: list[tuple[int, int, str]] = []
+    spans: list[Span] = []
     i = lower.find(b"curl")
     while i != -1:
         end = _command_end(text, i)
@@ -243,7 +244,7 @@ def _command_end(text: str, start: int) -> int:
         return nl
 
 
-def _userinfo_spans(text: str, s: int, e: int) -> list[tuple[int, int, str]]:
+def _userinfo_spans(text: str, s: int, e: int) -> list[Span]:
     """Split a ``user:password`` argument (quotes allowed around either part)."""
     # Map characters of the unquoted argument back to text offsets.
     chars: list[int] = [k for k in range(s, e) if text[k] not in "\"'"]
@@ -281,9 +282,9 @@ _COOKIE_HEADER = re.compile(r"(?i)(?<![\w-])(?:set-)?cookie[ \t]*:[ \t]*")
 _COOKIE_PAIR = re.compile(r"(?P<n>[^=;\s\"']{1,128})=\"?(?P<v>[^;\s\"]{1,4096})\"?(?:;[ \t]*)?")
 
 
-def find_netrc_passwords(text: str) -> list[tuple[int, int, str]]:
+def find_netrc_passwords(text: str) -> list[Span]:
     """The password of a netrc entry: ``machine host login ci password X``."""
-    spans: list[tuple[int, int, str]] = []
+    spans: list[Span] = []
     for machine in _NETRC_MACHINE.finditer(text):
         pos = machine.end()
         while pair := _NETRC_PAIR.match(text, pos):
@@ -293,9 +294,9 @@ def find_netrc_passwords(text: str) -> list[tuple[int, int, str]]:
     return spans
 
 
-def find_pgpass_passwords(text: str) -> list[tuple[int, int, str]]:
+def find_pgpass_passwords(text: str) -> list[Span]:
     """The password field of ``.pgpass`` lines (``db.internal:5432:app:appuser:X``)."""
-    spans: list[tuple[int, int, str]] = []
+    spans: list[Span] = []
     done = -1
     for port in _PGPASS_PORT.finditer(text):
         if port.start() < done:
@@ -309,10 +310,10 @@ def find_pgpass_passwords(text: str) -> list[tuple[int, int, str]]:
     return spans
 
 
-def find_cookie_values(text: str) -> list[tuple[int, int, str]]:
+def find_cookie_values(text: str) -> list[Span]:
     """Values of ``Cookie:`` and ``Set-Cookie:`` headers that are literals, not words
     (``session=X`` goes, ``theme=dark`` and ``Path=/`` stay)."""
-    spans: list[tuple[int, int, str]] = []
+    spans: list[Span] = []
     for header in _COOKIE_HEADER.finditer(text):
         pos = header.end()
         while pair := _COOKIE_PAIR.match(text, pos):
@@ -330,9 +331,9 @@ _K8S_ENTRY = re.compile(r"(?P<ind>[ \t]*)(?P<key>[\w.-]+):[ \t]*(?P<val>.*)")
 _B64_VALUE = re.compile(r"[A-Za-z0-9+/]+={0,2}")
 
 
-def find_k8s_secret_data(text: str) -> list[tuple[int, int, str]]:
+def find_k8s_secret_data(text: str) -> list[Span]:
     """Values under ``data:``/``stringData:`` in a ``kind: Secret`` manifest."""
-    spans: list[tuple[int, int, str]] = []
+    spans: list[Span] = []
     # The YAML documents: the text cut at each ``---`` line.
     separators = re.finditer(r"(?m)^---[ \t]*$", text)
     cuts = [0, *(end for m in separators for end in m.span()), len(text)]
@@ -369,9 +370,7 @@ def find_k8s_secret_data(text: str) -> list[tuple[int, int, str]]:
     return spans
 
 
-def _k8s_value(
-    text: str, s: int, e: int, string_data: bool, spans: list[tuple[int, int, str]]
-) -> None:
+def _k8s_value(text: str, s: int, e: int, string_data: bool, spans: list[Span]) -> None:
     if e > s and text[s] in "\"'" and text[e - 1] == text[s]:
         s, e = s + 1, e - 1
     value = text[s:e]
@@ -385,31 +384,28 @@ def _k8s_value(
 
 # --- webhooks and provider URLs -----------------------------------------------------------
 
-_WEBHOOKS: tuple[tuple[bytes, re.Pattern[str], str], ...] = (
-    (b"hooks.slack.com", re.compile(
-        r"hooks\.slack\.com/(?:services|workflows|triggers)/(?P<s>[A-Za-z0-9_/+-]{20,250})"),
-     "slack-webhook"),
-    (b"webhook.office.com", re.compile(
-        r"webhook\.office\.com/webhookb2/"
-        r"(?P<s>[\w-]{36}@[\w-]{36}/IncomingWebhook/[\w-]{32}/[\w-]{36})"),
-     "teams-webhook"),
-    (b"discord", re.compile(r"discord(?:app)?\.com/api/webhooks/(?P<s>\d{17,20}/[\w-]{60,80})"),
-     "discord-webhook"),
-    (b"softlayer.com", re.compile(r"(?i)api\.softlayer\.com/soap/v3(?:\.1)?/(?P<s>[a-z0-9]{64})"),
-     "softlayer-api-key"),
+#: (literal, kind, pattern): compiled (and cached by ``re``) once a text holds the literal.
+_WEBHOOKS = (
+    (b"hooks.slack.com", "slack-webhook",
+     r"hooks\.slack\.com/(?:services|workflows|triggers)/(?P<s>[A-Za-z0-9_/+-]{20,250})"),
+    (b"webhook.office.com", "teams-webhook", r"webhook\.office\.com/webhookb2/"
+     r"(?P<s>[\w-]{36}@[\w-]{36}/IncomingWebhook/[\w-]{32}/[\w-]{36})"),
+    (b"discord", "discord-webhook",
+     r"discord(?:app)?\.com/api/webhooks/(?P<s>\d{17,20}/[\w-]{60,80})"),
+    (b"softlayer.com", "softlayer-api-key",
+     r"(?i)api\.softlayer\.com/soap/v3(?:\.1)?/(?P<s>[a-z0-9]{64})"),
 )
 
 
-def find_webhooks(text: str, lower: bytes) -> list[tuple[int, int, str]]:
+def find_webhooks(text: str, lower: bytes) -> list[Span]:
     """Secret parts of webhook URLs (Slack, Teams, Discord) and key-bearing API URLs."""
-    spans: list[tuple[int, int, str]] = []
-    for needle, pattern, kind in _WEBHOOKS:
+    spans: list[Span] = []
+    for needle, kind, pattern in _WEBHOOKS:
         i = lower.find(needle)
         if i == -1:
             continue
-        for m in pattern.finditer(text, max(0, i - 40)):
-            value = m.group("s")
-            if provider_token_ok(value.replace("/", ""), 3.0):
+        for m in re.compile(pattern).finditer(text, max(0, i - 40)):
+            if provider_token_ok(m.group("s").replace("/", ""), 3.0):
                 spans.append((m.start("s"), m.end("s"), kind))
     return spans
 
@@ -419,7 +415,7 @@ def find_webhooks(text: str, lower: bytes) -> list[tuple[int, int, str]]:
 _AWS_SECRET = re.compile(r"(?<![A-Za-z0-9/+=])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])")
 
 
-def find_aws_secret_near(text: str, key_spans: list[tuple[int, int, str]]) -> list[tuple[int, int, str]]:
+def find_aws_secret_near(text: str, key_spans: list[Span]) -> list[Span]:
     """40-character AWS secret keys within a few lines of an AWS access key id."""
     spans = []
     for s, e, _kind in key_spans:

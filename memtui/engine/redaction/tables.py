@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 
-from .entropy import password_value_ok, prose_secret_ok, token_value_ok
+from .entropy import Span, password_value_ok, prose_secret_ok, token_value_ok
 from .keywords import PASSWORD, SECRET_NAME_KINDS, classify_name
 
 KIND = "markdown-table-secret"
@@ -67,9 +67,8 @@ def _trim(text: str, s: int, e: int) -> tuple[int, int]:
 def _cell_ok(kind: str, value: str, quoted: bool) -> bool:
     if quoted and " " in value:
         return password_value_ok(value, True)
-    if not prose_secret_ok(value):
-        return False
-    return kind == PASSWORD or token_value_ok(value, True) or not value.isalnum()
+    return prose_secret_ok(value) and (
+        kind == PASSWORD or token_value_ok(value, True) or not value.isalnum())
 
 
 def _line_end(text: str, start: int) -> int:
@@ -77,26 +76,23 @@ def _line_end(text: str, start: int) -> int:
     return len(text) if nl == -1 else nl
 
 
-def find_table_secrets(text: str) -> list[tuple[int, int, str]]:
+def find_table_secrets(text: str) -> list[Span]:
     """Cells of Markdown table columns headed by a secret name."""
-    spans: list[tuple[int, int, str]] = []
+    spans: list[Span] = []
     hint = _SEPARATOR_HINT.search(text)
     while hint:
         i = hint.start()
         line_start = text.rfind("\n", 0, i) + 1
         line_end = _line_end(text, i)
         resume = line_end
-        if (
-            line_start >= 2
-            and line_end - line_start <= MAX_ROW
-            and _SEPARATOR.fullmatch(text, line_start, line_end)
-        ):
+        row_ok = line_start >= 2 and line_end - line_start <= MAX_ROW  # a header row above
+        if row_ok and _SEPARATOR.fullmatch(text, line_start, line_end):
             resume = _table_body(text, line_start, line_end, spans)
         hint = _SEPARATOR_HINT.search(text, resume)
     return spans
 
 
-def _table_body(text: str, sep_start: int, sep_end: int, spans: list[tuple[int, int, str]]) -> int:
+def _table_body(text: str, sep_start: int, sep_end: int, spans: list[Span]) -> int:
     """Redact the secret columns of the table whose separator row is given; return the
     offset after the last row read."""
     header_start = text.rfind("\n", 0, sep_start - 1) + 1
