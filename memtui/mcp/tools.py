@@ -74,8 +74,7 @@ class McpSession:
 
     def need_project(self, named: str | None) -> str:
         """Like ``project`` but a project is required."""
-        project = self.project(named)
-        if project is None:
+        if (project := self.project(named)) is None:
             raise InvalidInput(f"no memtui project holds {self.cwd}: name one with the project "
                                "argument (memtui project list shows them)")
         return project
@@ -92,8 +91,7 @@ def check_arguments(tool: Tool, arguments: dict[str, Any] | None) -> dict[str, A
     InvalidInput with one line naming the first problem otherwise."""
     args = dict(arguments or {})
     properties: dict[str, dict[str, Any]] = tool.schema["properties"]
-    unknown = sorted(set(args) - set(properties))
-    if unknown:
+    if unknown := sorted(set(args) - set(properties)):
         raise InvalidInput(f"unknown argument {unknown[0]!r} for {tool.name}: it takes "
                            f"{', '.join(properties)}")
     for name in tool.schema.get("required", []):
@@ -294,8 +292,7 @@ TOOLS_BY_NAME = {tool.name: tool for tool in TOOLS}
 
 def call_tool(session: McpSession, name: str, arguments: dict[str, Any] | None) -> dict[str, Any]:
     """Run one tool call; a MemtuiError (or NotFound for an unknown tool) on refusal."""
-    tool = TOOLS_BY_NAME.get(name)
-    if tool is None:
+    if (tool := TOOLS_BY_NAME.get(name)) is None:
         raise NotFound(f"unknown tool {one_line(str(name))[:60]!r}: the tools are "
                        f"{', '.join(TOOLS_BY_NAME)}")
     return tool.call(session, check_arguments(tool, arguments))

@@ -36,8 +36,7 @@ def _connect(path: Path, timeout: float) -> socket.socket:
     """Connect to the service at ``path`` after checking that nobody but the caller could have
     put the socket there (``socket_problem``) and, once connected, that the caller's own uid
     answers (``peer_uid``, where the system says): nothing is sent to anyone else."""
-    problem = socket_problem(path)
-    if problem is not None:
+    if (problem := socket_problem(path)) is not None:
         raise ServiceUnavailable(f"refusing the socket {path}: {problem}")
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     sock.settimeout(timeout)
@@ -50,8 +49,7 @@ def _connect(path: Path, timeout: float) -> socket.socket:
         sock.close()
         raise ServiceUnavailable(f"service not reachable at {path} "
                                  f"({error.strerror or error})") from None
-    uid = peer_uid(sock)
-    if uid is not None and uid != os.getuid():
+    if (uid := peer_uid(sock)) is not None and uid != os.getuid():
         sock.close()
         raise ServiceUnavailable(f"refusing the socket {path}: the service on it runs as "
                                  f"uid {uid}, not as you")
@@ -70,8 +68,7 @@ def send_raw(payload: bytes, socket_path: str | os.PathLike[str] | None = None,
             response = bytearray()
             while (left := deadline - time.monotonic()) > 0:
                 sock.settimeout(left)
-                chunk = sock.recv(65536)
-                if not chunk:
+                if not (chunk := sock.recv(65536)):
                     return bytes(response)
                 response += chunk
                 if len(response) > MAX_RESPONSE_BYTES:

@@ -222,8 +222,7 @@ def dispatch(ctx: ServiceContext, method_name: str, params: dict[str, Any],
              request_id: Any = None) -> Any:
     """Check params against the method's table entry and run it. Raises ``ProtocolError``
     (``unknown_method``, ``invalid_params``) or the engine's ``MemtuiError``."""
-    method = METHODS.get(method_name)
-    if method is None:
+    if (method := METHODS.get(method_name)) is None:
         raise ProtocolError(UNKNOWN_METHOD, f"unknown method {echo(method_name)} (known: "
                                             f"{', '.join(METHODS)})", request_id)
     check_params(method, params, request_id)

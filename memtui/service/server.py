@@ -98,8 +98,7 @@ def _prepare_folder(folder: Path) -> None:
         return
     if not folder.is_dir():
         raise ServiceError(f"{folder} is not a folder")
-    problem = private_folder_problem(folder)
-    if problem is not None:
+    if (problem := private_folder_problem(folder)) is not None:
         raise ServiceError(problem)
 
 
@@ -469,8 +468,7 @@ def _drain(conn: socket.socket) -> None:
     with contextlib.suppress(OSError):
         while drained < DRAIN_BYTES and (left := deadline - time.monotonic()) > 0:
             conn.settimeout(left)
-            chunk = conn.recv(65536)
-            if not chunk:
+            if not (chunk := conn.recv(65536)):
                 break
             drained += len(chunk)
 

@@ -154,8 +154,7 @@ def _echoed(text: str, lower: bytes, tool_at: int, spans: list[Span]) -> None:
     lo = max(0, tool_at - ECHO_LOOKBACK)
     at = max(lower.rfind(b"echo", lo, tool_at), lower.rfind(b"printf", lo, tool_at))
     if at != -1:
-        m = _ECHO_BEFORE.match(text, at, tool_at)
-        if m:
+        if m := _ECHO_BEFORE.match(text, at, tool_at):
             _add(spans, m)
 
 

@@ -189,16 +189,12 @@ def has_whitespace(value: str) -> bool:
 def is_placeholder(value: str) -> bool:
     """True when ``value`` is a placeholder, a template, masked, or a common word."""
     v = value.strip()
-    if not v:
-        return True
-    if PLACEHOLDER in v or "REDACTED" in v:
+    if not v or "REDACTED" in v:  # also our own PLACEHOLDER
         return True
     low = v.lower()
     if low in PLACEHOLDER_WORDS or low.strip("'\"`") in PLACEHOLDER_WORDS:
         return True
-    if v[0] in _TEMPLATE_START and is_template(v):
-        return True
-    if is_masked(v) or is_single_char_run(v):
+    if (v[0] in _TEMPLATE_START and is_template(v)) or is_masked(v) or is_single_char_run(v):
         return True
     return _MARKERS.search(low) is not None
 
@@ -225,8 +221,7 @@ def looks_like_path(value: str) -> bool:
 def looks_like_code_reference(value: str) -> bool:
     """True for ``get_token()``, ``os.environ["X"]``, ``self.password``, ``args.key``; a bare
     identifier only when it reads like one (``TOKEN=rs5r0r8xzw6lfy2`` is a literal)."""
-    m = _CODE_REF.fullmatch(value)
-    if not m:
+    if not _CODE_REF.fullmatch(value):
         return False
     if "(" in value or "[" in value or "." in value or "::" in value or "->" in value:
         head = re.split(r"[(\[]", value, maxsplit=1)[0]
@@ -245,9 +240,7 @@ def looks_random(value: str, strict: bool = False) -> bool:
     ``strict`` (weak keys, values with no key) demands more length and entropy."""
     n = len(value)
     min_len = WEAK_MIN_LEN if strict else TOKEN_MIN_LEN
-    if n < min_len:
-        return False
-    if is_single_char_run(value) or is_sequential(value):
+    if n < min_len or is_single_char_run(value) or is_sequential(value):
         return False
     ent = shannon_entropy(value)
     cap = WEAK_ENTROPY_MIN if strict else RANDOM_ENTROPY_MIN
@@ -372,10 +365,8 @@ def prose_secret_ok(value: str, passphrase: bool = False) -> bool:
         return False
     if passphrase and _SEPARATED_WORDS.fullmatch(v) and len(re.split(r"[-_.]", v)) >= 3:
         return True
-    if _SEPARATED_WORDS.fullmatch(v) or _descriptive(v):
-        return False
-    if any(c in v for c in "(["):
-        return False  # code: get(x), env[...]
+    if _SEPARATED_WORDS.fullmatch(v) or _descriptive(v) or any(c in v for c in "(["):
+        return False  # words, descriptions, code: get(x), env[...]
     has_alpha = any(c.isalpha() for c in v)
     has_other = any(not c.isalpha() for c in v)
     if has_alpha and has_other:
@@ -390,9 +381,7 @@ def password_value_ok(value: str, quoted: bool) -> bool:
         return False
     if not quoted and _SIMPLE_CODE_REF.fullmatch(v) and not (v.isalpha() and looks_random(v)):
         return False
-    if is_placeholder(v) or looks_like_path(v):
-        return False
-    if not any(c.isalnum() for c in v):
+    if is_placeholder(v) or looks_like_path(v) or not any(c.isalnum() for c in v):
         return False
     if has_whitespace(v):
         return quoted and not is_prose(v)
@@ -446,11 +435,9 @@ def _reads_as_words(value: str) -> bool:
 def token_value_ok(value: str, quoted: bool, strict: bool = False) -> bool:
     """Whether ``value`` under a token/secret/key name looks like a real credential."""
     v = value.strip()
-    if len(v) < TOKEN_MIN_LEN or has_whitespace(v):
+    if len(v) < TOKEN_MIN_LEN or has_whitespace(v) or is_placeholder(v) or looks_like_path(v):
         return False
     if not quoted and _SIMPLE_CODE_REF.fullmatch(v):
-        return False
-    if is_placeholder(v) or looks_like_path(v):
         return False
     if is_uuid(v):
         return not strict
@@ -461,8 +448,6 @@ def token_value_ok(value: str, quoted: bool, strict: bool = False) -> bool:
 
 def provider_token_ok(body: str, min_entropy: float = PROVIDER_ENTROPY_MIN) -> bool:
     """Whether the variable part of a provider-format token is real (not ``xxxx``/low entropy)."""
-    if not body:
-        return False
-    if is_masked(body) or is_single_char_run(body) or "EXAMPLE" in body:
+    if not body or is_masked(body) or is_single_char_run(body) or "EXAMPLE" in body:
         return False
     return shannon_entropy(body) >= min_entropy

@@ -280,9 +280,8 @@ def classify_name(name: str) -> str | None:
 def _header_value_ok(value: str) -> bool:
     """Credentials after ``Authorization:`` or ``Bearer``: anything real and long enough."""
     v = value.strip().rstrip(",;")
-    if len(v) < HEADER_VALUE_MIN_LEN or is_placeholder(v):
-        return False
-    if v.isalpha() and (v.islower() or v.istitle()):
+    if len(v) < HEADER_VALUE_MIN_LEN or is_placeholder(v) or (
+            v.isalpha() and (v.islower() or v.istitle())):  # a word
         return False
     if not any(c.isdigit() for c in v) and not looks_random(v):
         return False
@@ -323,8 +322,7 @@ def _strip_unquoted(text: str, start: int, end: int) -> int:
 
 def parse_value(text: str, pos: int) -> tuple[int, int, bool] | None:
     """Parse the value at ``pos``: return (start, end, quoted) of its content."""
-    m = VALUE_RE.match(text, pos)
-    if not m:
+    if not (m := VALUE_RE.match(text, pos)):
         return None
     for group in ("edq", "esq", "dq", "sq", "bq"):
         if m.group(group) is not None:
@@ -380,8 +378,7 @@ def _reverse_compare(ctx: _Ctx, lower: bytes) -> None:
 
 
 def _handle_bearer(ctx: _Ctx, i: int) -> int:
-    m = _BEARER.match(ctx.text, i)
-    if m and _header_value_ok(m.group("v")):
+    if (m := _BEARER.match(ctx.text, i)) and _header_value_ok(m.group("v")):
         ctx.spans.append((*m.span("v"), "bearer"))
         return m.end("v")
     return i + 6
@@ -447,8 +444,7 @@ def find_keyword_secrets(text: str, lower: bytes, tb: bytes) -> list[Span]:
                 resume = max(resume, _prose_value(ctx, kind, name, ks, m.end(), ne))
             continue
         if m.group("attr") is not None:
-            am = _ATTR_VALUE.match(text, m.end())
-            if am:
+            if am := _ATTR_VALUE.match(text, m.end()):
                 s, e = am.span("v")
                 if _value_ok(kind, text[s:e], True):
                     spans.append((s, e, "keyword-assignment"))
@@ -471,13 +467,11 @@ def find_keyword_secrets(text: str, lower: bytes, tb: bytes) -> list[Span]:
     if b"-" in lower:
         for m in FLAG_RE.finditer(lower):
             ks, ke = m.start(), m.end("n")
-            if ks > 0 and lower[ks - 1] not in b" \t\n\"'=(":
-                continue
-            if not _HAS_KEYWORD.search(m.group("n")):
+            starts_word = ks == 0 or lower[ks - 1] in b" \t\n\"'=("
+            if not starts_word or not _HAS_KEYWORD.search(m.group("n")):
                 continue
             name = text[ks:ke]
-            kind = classify_name(name.strip("-.$@"))
-            if kind is not None:
+            if (kind := classify_name(name.strip("-.$@"))) is not None:
                 _assigned_value(ctx, kind, name, m.end(), ke)
     return spans
 
@@ -493,11 +487,9 @@ def _prose_value(ctx: _Ctx, kind: str, name: str, ks: int, pos: int, ne: int) ->
             return ne
         kind = named
     if _is_credentials_name(name):
-        end = _credential_pair(ctx, pos)
-        if end:
+        if end := _credential_pair(ctx, pos):
             return end
-    parsed = parse_value(text, pos)
-    if parsed is None:
+    if (parsed := parse_value(text, pos)) is None:
         return ne
     s, e, quoted = parsed
     value = text[s:e]
@@ -535,8 +527,7 @@ def _is_credentials_name(name: str) -> bool:
 def _credential_pair(ctx: _Ctx, pos: int) -> int:
     """A ``user / password`` pair after a credentials name; return its end, 0 if none."""
     text = ctx.text
-    m = _CREDENTIAL_PAIR.match(text, pos)
-    if not m:
+    if not (m := _CREDENTIAL_PAIR.match(text, pos)):
         return 0
     s, e = m.span("p")
     e = _strip_unquoted(text, s, e)
@@ -572,17 +563,14 @@ def _assigned_value(ctx: _Ctx, kind: str, name: str, pos: int, ne: int,
     if "auth" in name or "Auth" in name or "AUTH" in name:
         # Authorization: Bearer xxx / "auth": "Basic xxx"
         q = pos + 1 if pos < len(text) and text[pos] in "\"'`" else pos
-        sm = _AUTH_SCHEMES.match(text, q)
-        if sm:
-            m = _HEADER_CREDENTIAL.match(text, sm.end())
-            if m:
+        if sm := _AUTH_SCHEMES.match(text, q):
+            if m := _HEADER_CREDENTIAL.match(text, sm.end()):
                 if _header_value_ok(m.group()):
                     ctx.spans.append((m.start(), m.end(), "authorization"))
                 return m.end()
     if kind == TOKEN and _is_credentials_name(name) and (end := _credential_pair(ctx, pos)):
         return end
-    parsed = parse_value(text, pos)
-    if parsed is None and next_line:
+    if (parsed := parse_value(text, pos)) is None and next_line:
         # Pretty-printed JSON: ``"password":`` at the end of a line, the value on the next.
         nl = _NEXT_LINE_QUOTE.match(text, pos)
         parsed = parse_value(text, nl.end()) if nl else None
@@ -646,10 +634,8 @@ def find_provider_name_secrets(text: str, lower: bytes, tb: bytes) -> list[Span]
             ks, ke = _key_bounds(ctx, i, i + len(word))
             nxt = ke + 1
             if _names_provider(text[ks:ke].lstrip("$-"), word):
-                a = ASSIGN_RE.match(text, ke)
-                if a is not None and a.group("op") in _OPS:
-                    parsed = parse_value(text, a.end())
-                    if parsed:
+                if (a := ASSIGN_RE.match(text, ke)) is not None and a.group("op") in _OPS:
+                    if parsed := parse_value(text, a.end()):
                         s, e, _quoted = parsed
                         value = text[s:e]
                         if re.fullmatch(fmt, value) and provider_token_ok(value, min_entropy):

@@ -49,8 +49,7 @@ class TokenRule:
 
     def check(self, text: str, pos: int, prefix: str) -> tuple[int, int] | None:
         """Return the secret's span when the rule matches at ``pos``."""
-        m = self.regex.match(text, pos)
-        if not m:
+        if not (m := self.regex.match(text, pos)):
             return None
         value = m.group()
         body = value[len(prefix) :] if value.startswith(prefix) else value
@@ -316,8 +315,7 @@ def match_run(text: str, start: int, end: int) -> list[Span]:
         if m and shannon_entropy(m.group()[:32]) >= HEX_ENTROPY_MIN:
             found.append((m.start(), m.end(), "mailchimp-api-key"))
     if "atlasv1" in run:
-        m = _TF_TOKEN.search(text, start, end)
-        if m and provider_token_ok(m.group(), 3.0):
+        if (m := _TF_TOKEN.search(text, start, end)) and provider_token_ok(m.group(), 3.0):
             found.append((m.start(), m.end(), "terraform-cloud-token"))
     if start > 5:
         before = text[start - 1]
@@ -329,8 +327,7 @@ def match_run(text: str, start: int, end: int) -> list[Span]:
                 if m and looks_random(run) and provider_token_ok(run, 3.0):
                     found.append((m.start(), m.end(), "telegram-bot-token"))
             elif run[0] == "A":
-                m = _TELEGRAM.match(text, digits)
-                if m and provider_token_ok(run[:35], 3.0):
+                if (m := _TELEGRAM.match(text, digits)) and provider_token_ok(run[:35], 3.0):
                     found.append((m.start(), m.end(), "telegram-bot-token"))
         elif before == "|":
             m = _FACEBOOK_APP.match(text, _digits_start(text, start - 1))
@@ -346,12 +343,10 @@ def _prefixed(text: str, start: int, end: int,
     for prefix, rule in index.get(text[start : start + 2], ()):
         if not text.startswith(prefix, start):
             continue
-        span = rule.check(text, start, prefix)
-        if span:
+        if span := rule.check(text, start, prefix):
             return [(span[0], span[1], rule.kind)]
         if text.startswith(("\n", "\r\n"), end):
-            wrapped = _wrapped(text, start, end, prefix, rule)
-            if wrapped:
+            if wrapped := _wrapped(text, start, end, prefix, rule):
                 return wrapped
         if prefix in EXCLUSIVE_PREFIXES:
             break
@@ -363,8 +358,7 @@ def _wrapped(text: str, start: int, end: int, prefix: str, rule: TokenRule) -> l
     line): one span per line piece when the joined pieces match ``rule``."""
     pieces = [(start, end)]
     for _ in range(MAX_WRAPPED_LINES - 1):
-        line = _CONTINUATION.match(text, pieces[-1][1])
-        if line is None:
+        if (line := _CONTINUATION.match(text, pieces[-1][1])) is None:
             break
         pieces.append(line.span("run"))
         joined = "".join(text[s:e] for s, e in pieces)

@@ -70,8 +70,7 @@ def find_pem_blocks(text: str) -> list[Span]:
 
 
 def _trim_edges(text: str, s: int, e: int) -> tuple[int, int]:
-    m = _PEM_EDGE.match(text, s, e)
-    if m:
+    if m := _PEM_EDGE.match(text, s, e):
         s = m.end()
     while e > s:
         if text[e - 1].isspace():
@@ -154,8 +153,7 @@ def _password_end(text: str, start: int) -> int:
         limit = other
     if text.find("@", start, limit) == -1:
         return -1  # host:port/path
-    run = _URL_PASSWORD_RUN.match(text, start, limit)
-    if not run:
+    if not (run := _URL_PASSWORD_RUN.match(text, start, limit)):
         return -1
     at = text.rfind("@", start, run.end())
     while at > start:
