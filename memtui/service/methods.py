@@ -93,9 +93,8 @@ def _opt(params: dict[str, Any], name: str, default: Any = None) -> Any:
 
 
 def _health(ctx: ServiceContext, params: dict[str, Any]) -> dict[str, Any]:
-    store = ctx.engine.store
     return {"version": __version__, "store": ctx.store_path,
-            "schema_version": store.schema_version(), "user": ctx.engine.actor,
+            "schema_version": ctx.engine.store.schema_version(), "user": ctx.engine.actor,
             "worker": ctx.worker_state()}
 
 

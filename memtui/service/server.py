@@ -66,7 +66,6 @@ PROBE_TIMEOUT_S = 1.0
 """How long the stale-socket probe waits for a live service to accept."""
 SHUTDOWN_TIMEOUT_S = 30.0
 """How long ``stop()`` waits for the accept loop and the requests in flight."""
-SOCKET_MODE = PRIVATE_FILE_MODE
 _SOCKET_UMASK = 0o177
 
 
@@ -203,7 +202,7 @@ class MemoryService:
             raise ServiceError(f"cannot listen on {path} ({error.strerror or error})") from None
         finally:
             os.umask(old_umask)
-        os.chmod(path, SOCKET_MODE)
+        os.chmod(path, PRIVATE_FILE_MODE)
         info = path.stat()
         self._socket_id = (info.st_dev, info.st_ino)
         listener.listen(LISTEN_BACKLOG)

@@ -418,18 +418,13 @@ def literal_value_ok(value: str, password: bool) -> bool:
         return not is_prose(" ".join(_WORD_PIECE.findall(v)))
     if password and v.isalpha() and v.islower() and len(v) > LITERAL_WORD_MAX_LEN:
         return True  # longer than a word a setting takes (``disabled``, ``keychain``)
-    if _SEPARATED_WORDS.fullmatch(v) or _VERSIONED.search(v) or _reads_as_words(v):
+    # Words, cased like words (``userName``, ``HTTPServer``; not the ``Jw`` of ``NJw6VgjuUysj``).
+    words = is_wordlike(v) and all(len(p) >= 3 or p.isupper() for p in _WORD_PIECE.findall(v))
+    if _SEPARATED_WORDS.fullmatch(v) or _VERSIONED.search(v) or words:
         return False
     if not any(c.isalnum() for c in v) or (("-" in v or "_" in v) and _descriptive(v)):
         return False
     return not (any(c in v for c in "([") and looks_like_code_reference(v))
-
-
-def _reads_as_words(value: str) -> bool:
-    """``is_wordlike``, and cased like words (``userName``, ``HTTPServer``): no short piece
-    such as the ``Jw`` of ``NJw6VgjuUysj``."""
-    pieces = _WORD_PIECE.findall(value)
-    return is_wordlike(value) and all(len(p) >= 3 or p.isupper() for p in pieces)
 
 
 def token_value_ok(value: str, quoted: bool, strict: bool = False) -> bool:

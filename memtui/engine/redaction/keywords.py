@@ -345,16 +345,11 @@ class _Ctx:
 def _key_bounds(ctx: _Ctx, i: int, j: int) -> tuple[int, int]:
     """Extend the keyword hit ``[i, j)`` to the whole name around it."""
     tb = ctx.tb
-    lo = max(0, i - MAX_KEY_SIDE)
-    ks = tb.rfind(b" ", lo, i) + 1
-    if ks == 0:
-        ks = lo
-    hi = min(len(tb), j + MAX_KEY_SIDE)
+    lo, hi = max(0, i - MAX_KEY_SIDE), min(len(tb), j + MAX_KEY_SIDE)
+    ks = tb.rfind(b" ", lo, i) + 1 or lo
     ke = tb.find(b" ", j, hi)
-    if ke == -1:
-        ke = hi
-    text = ctx.text
-    while ke > j and text[ke - 1] in ".-~":
+    ke = hi if ke == -1 else ke
+    while ke > j and ctx.text[ke - 1] in ".-~":
         ke -= 1
     return ks, ke
 
@@ -364,9 +359,7 @@ def _reverse_compare(ctx: _Ctx, lower: bytes) -> None:
     text = ctx.text
     for m in REVERSE_RE.finditer(lower):
         k = m.start()
-        q = text[k]
-        open_at = text.rfind(q, max(0, k - MAX_VALUE), k)
-        if open_at == -1:
+        if (open_at := text.rfind(text[k], max(0, k - MAX_VALUE), k)) == -1:  # the quote
             continue
         s, e = open_at + 1, k
         name_at = m.end()

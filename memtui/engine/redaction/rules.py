@@ -74,12 +74,7 @@ def _mixed_case(value: str) -> bool:
 
 
 def _has_digit_and_cases(value: str) -> bool:
-    body = value[2:]
-    return (
-        any(c.isdigit() for c in body)
-        and any(c.isupper() for c in body)
-        and any(c.islower() for c in body)
-    )
+    return all(any(test(c) for c in value[2:]) for test in (str.isdigit, str.isupper, str.islower))
 
 
 def _has_letter(value: str) -> bool:

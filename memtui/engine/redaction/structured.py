@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 
 from .entropy import (
+    PLACEHOLDER,
     Span,
     is_placeholder,
     literal_value_ok,
@@ -50,7 +51,7 @@ def find_pem_blocks(text: str) -> list[Span]:
         end = next_end
         if end != -1 and end - body_start <= PEM_MAX_BODY and (next_begin == -1 or end < next_begin):
             body = text[body_start:end]
-            if not _BASE64_RUN.search(body) or "[REDACTED]" in body:
+            if not _BASE64_RUN.search(body) or PLACEHOLDER in body:
                 continue
             s, e = _trim_edges(text, body_start, end)
             if e > s:
@@ -59,12 +60,10 @@ def find_pem_blocks(text: str) -> list[Span]:
         # Unterminated: redact to the next blank line or BEGIN, bounded.
         if next_blank != -1 and next_blank < body_start:
             next_blank = text.find("\n\n", body_start)
-        stop = body_start + PEM_UNTERMINATED_MAX
-        for candidate in (next_blank, next_begin, len(text)):
-            if candidate != -1 and candidate < stop:
-                stop = candidate
-        s, e = _trim_edges(text, body_start, min(stop, len(text)))
-        if e > s and not text.startswith("[REDACTED]", s):
+        stop = min(c for c in (next_blank, next_begin, len(text), body_start + PEM_UNTERMINATED_MAX)
+                   if c != -1)
+        s, e = _trim_edges(text, body_start, stop)
+        if e > s and not text.startswith(PLACEHOLDER, s):
             spans.append((s, e, "pem-private-key"))
     return spans
 
@@ -125,10 +124,10 @@ def find_url_passwords(text: str) -> list[Span]:
             if at == -1:
                 m = None  # host:port, no password
         if m and _SCHEME_BEFORE.search(text, max(0, i - 31), i + 1):
+            user = m.group("user")
             if at != -1:
                 ps = m.end()
                 pw = text[ps:at]
-                user = m.group("user")
                 # ``host:8080/path/@scope`` is a port and a path, not a password.
                 if not _PORT_THEN_PATH.match(pw) and not is_placeholder(pw) and not pw.startswith("$"):
                     spans.append((ps, at, "url-password"))
@@ -136,7 +135,6 @@ def find_url_passwords(text: str) -> list[Span]:
                         spans.append((m.start("user"), m.end("user"), _url_key_kind(text, at + 1)))
                     nxt = at + 1
             elif m.group("sep") == "@" and _HOST_CHAR.match(text, m.end()):
-                user = m.group("user")
                 if _URL_KEY_USER.fullmatch(user) and _url_key_ok(user):
                     spans.append((m.start("user"), m.end("user"), _url_key_kind(text, m.end())))
                     nxt = m.end()
@@ -247,16 +245,15 @@ def _userinfo_spans(text: str, s: int, e: int) -> list[Span]:
     # Map characters of the unquoted argument back to text offsets.
     chars: list[int] = [k for k in range(s, e) if text[k] not in "\"'"]
     plain = "".join(text[k] for k in chars)
-    if ":" not in plain:
+    if (colon := plain.find(":")) == -1:
         return []
-    colon = plain.index(":")
     user, pw = plain[:colon], plain[colon + 1 :]
     if pw:
         if is_placeholder(pw) or pw.startswith("$") or is_placeholder(user + ":" + pw):
             return []
-        if not password_value_ok(pw, quoted=True) and not (len(pw) >= 8 and looks_random(pw)):
-            if len(pw) < 8 or pw.isalpha():
-                return []
+        weak = not password_value_ok(pw, quoted=True) and not (len(pw) >= 8 and looks_random(pw))
+        if weak and (len(pw) < 8 or pw.isalpha()):
+            return []
         return [(chars[colon + 1], chars[-1] + 1, "curl-credentials")]
     if user and not is_placeholder(user) and looks_random(user):
         return [(chars[0], chars[colon - 1] + 1, "curl-credentials")]
