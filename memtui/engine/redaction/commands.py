@@ -159,10 +159,7 @@ def _echoed(text: str, lower: bytes, tool_at: int, spans: list[Span]) -> None:
 
 
 def _tool_flag(text: str, tool: re.Match[bytes], flag_at: int, spans: list[Span]) -> None:
-    """Judge the flag at ``flag_at`` given the tool it belongs to."""
-    if tool.group("mysql"):
-        m = _GLUED.match(text, flag_at)
-    else:  # docker login -p X / -pX / --password X, sshpass -p X
-        m = _SEPARATE.match(text, flag_at)
-    if m:
+    """Judge the flag at ``flag_at`` given the tool it belongs to: ``mysql -pX`` (glued), else
+    ``docker login -p X`` / ``-pX`` / ``--password X``, ``sshpass -p X``."""
+    if m := (_GLUED if tool.group("mysql") else _SEPARATE).match(text, flag_at):
         _add(spans, m)

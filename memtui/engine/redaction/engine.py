@@ -168,9 +168,7 @@ def _map_back(spans: list[Span], new: list[Span]) -> list[Span]:
 
 def scan(text: str) -> RedactionResult:
     """The redacted ``text`` and the findings (rule id and span in ``text``, never the value)."""
-    if not text:
-        return RedactionResult(text, ())
-    spans = _merge(text, _detect(text))
+    spans = _merge(text, _detect(text)) if text else []
     if not spans:
         return RedactionResult(text, ())
     out = _apply(text, spans)

@@ -259,19 +259,15 @@ def looks_random(value: str, strict: bool = False) -> bool:
         need = 3 if (n < 24 or strict) else 2
         switches = _switches([c.isdigit() for c in value if c.isdigit() or c.isalpha()])
         return switches >= need or ent >= 3.5
-    letters = [c for c in value if c.isalpha()]
     if has_alpha and not has_digit:
         symbols = sum(1 for c in value if not c.isalnum())
         if symbols >= 2 and symbols < n / 2 and not strict:
             # m{{h}o)p${e]nob(... : symbols mixed into letters
             return len(set(value) - set("-_. ")) >= 8 and not re.search(r"[a-z]{12,}", value)
-        upper = sum(1 for c in letters if c.isupper())
-        ratio = upper / len(letters)
-        return (
-            n >= LETTERS_ONLY_MIN_LEN
-            and MIXED_CASE_MIN_UPPER_RATIO <= ratio <= 1 - MIXED_CASE_MIN_UPPER_RATIO / 2
-            and _switches([c.isupper() for c in letters]) >= n / 4
-        )
+        cases = [c.isupper() for c in value if c.isalpha()]
+        ratio = sum(cases) / len(cases)
+        mixed = MIXED_CASE_MIN_UPPER_RATIO <= ratio <= 1 - MIXED_CASE_MIN_UPPER_RATIO / 2
+        return n >= LETTERS_ONLY_MIN_LEN and mixed and _switches(cases) >= n / 4
     return False
 
 

@@ -326,8 +326,7 @@ def parse_value(text: str, pos: int) -> tuple[int, int, bool] | None:
         return None
     for group in ("edq", "esq", "dq", "sq", "bq"):
         if m.group(group) is not None:
-            s, e = m.span(group)
-            return s, e, True
+            return (*m.span(group), True)
     s, e = m.span("uq")
     e = _strip_unquoted(text, s, e)
     return (s, e, False) if e > s else None
@@ -379,12 +378,8 @@ def _handle_bearer(ctx: _Ctx, i: int) -> int:
 
 def _keyword_hits(lower: bytes) -> list[re.Match[bytes]]:
     """Keyword matches of every keyword regex, in text order."""
-    hits: list[re.Match[bytes]] = []
-    for kw in _KEYWORDS:
-        if kw in lower:
-            hits.extend(keyword_re(kw).finditer(lower))
-    hits.sort(key=lambda m: m.start())
-    return hits
+    hits = [m for kw in _KEYWORDS if kw in lower for m in keyword_re(kw).finditer(lower)]
+    return sorted(hits, key=lambda m: m.start())
 
 
 #: What a name stands after when its ``=`` starts a literal (.env, a query, a conninfo).

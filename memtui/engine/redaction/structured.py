@@ -182,13 +182,9 @@ def find_sas_signatures(text: str) -> list[Span]:
     """Azure SAS signatures (``...&sig=<base64>`` in a URL or a connection string)."""
     spans: list[Span] = []
     for m in _SAS_SIG.finditer(text):
-        value = m.group("v")
-        decoded = _PERCENT.sub(lambda p: chr(int(p.group(1), 16)), value)
-        if (
-            len(decoded) >= SAS_SIGNATURE_MIN_LEN
-            and _BASE64.fullmatch(decoded)
-            and shannon_entropy(decoded) >= SAS_ENTROPY_MIN
-        ):
+        decoded = _PERCENT.sub(lambda p: chr(int(p.group(1), 16)), m.group("v"))
+        if len(decoded) >= SAS_SIGNATURE_MIN_LEN and _BASE64.fullmatch(decoded) and (
+                shannon_entropy(decoded) >= SAS_ENTROPY_MIN):
             spans.append((m.start("v"), m.end("v"), "azure-sas-signature"))
     return spans
 
@@ -229,15 +225,10 @@ def find_curl_credentials(text: str, lower: bytes) -> list[Span]:
 def _command_end(text: str, start: int) -> int:
     """End of a shell command starting at ``start``, following ``\\`` line continuations."""
     limit = min(len(text), start + CURL_MAX_COMMAND)
-    pos = start
-    while True:
-        nl = text.find("\n", pos, limit)
-        if nl == -1:
-            return limit
-        if text[nl - 1] == "\\" or (text[nl - 1] == "\r" and text[nl - 2] == "\\"):
-            pos = nl + 1
-            continue
-        return nl
+    nl = text.find("\n", start, limit)
+    while nl != -1 and (text[nl - 1] == "\\" or text[nl - 2 : nl] == "\\\r"):
+        nl = text.find("\n", nl + 1, limit)
+    return limit if nl == -1 else nl
 
 
 def _userinfo_spans(text: str, s: int, e: int) -> list[Span]:
