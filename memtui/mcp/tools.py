@@ -1,7 +1,6 @@
-"""The MCP tools and resources of ``memtui mcp``: names, descriptions, argument schemas, and
-what each call does through the engine. Nothing of the protocol: each tool is a function of
-a ``McpSession`` and the call's arguments (checked for shape only) returning a JSON object;
-a refusal is a ``MemtuiError``."""
+"""The MCP tools and resources of ``memtui mcp``, without the protocol: each tool is a
+function of a ``McpSession`` and the call's arguments (checked for shape only) returning a
+JSON object; a refusal is a ``MemtuiError``."""
 
 from __future__ import annotations
 

@@ -49,8 +49,7 @@ from memtui.store.database import open_store
 log = logging.getLogger("memtui.service")
 
 READ_TIMEOUT_S = 2.0
-"""A connection must deliver its whole request within this many seconds, or it is answered
-with an error and dropped (a request is at most 1 MiB over a local socket: milliseconds)."""
+"""A connection must deliver its whole request within this many seconds, or it is dropped."""
 WRITE_TIMEOUT_S = 5.0
 """A reply that cannot be written within this many seconds is dropped."""
 MAX_CLIENTS = 16
@@ -67,8 +66,6 @@ PROBE_TIMEOUT_S = 1.0
 SHUTDOWN_TIMEOUT_S = 30.0
 """How long ``stop()`` waits for the accept loop and the requests in flight."""
 _SOCKET_UMASK = 0o177
-
-
 _ACCEPT, _WAKE = "accept", "wake"
 """Selector keys of the listening socket and the wake-up pipe."""
 

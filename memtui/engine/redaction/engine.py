@@ -105,9 +105,8 @@ def _merge(text: str, spans: list[Span]) -> list[Span]:
     for s, e, k in cleaned:
         if merged and s <= merged[-1][1]:
             ls, le, lk = merged[-1]
-            if lk in _GENERIC_KINDS and k not in _GENERIC_KINDS:
-                lk = k
-            merged[-1] = (ls, max(le, e), lk)
+            specific = lk in _GENERIC_KINDS and k not in _GENERIC_KINDS
+            merged[-1] = (ls, max(le, e), k if specific else lk)
         else:
             merged.append((s, e, k))
     out: list[Span] = []
