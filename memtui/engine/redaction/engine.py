@@ -130,13 +130,9 @@ def _merge(text: str, spans: list[Span]) -> list[Span]:
 
 
 def _apply(text: str, spans: list[Span]) -> str:
-    parts: list[str] = []
-    pos = 0
-    for s, e, _k in spans:
-        parts += (text[pos:s], PLACEHOLDER)
-        pos = e
-    parts.append(text[pos:])
-    return "".join(parts)
+    starts = [0, *(e for _s, e, _k in spans)]
+    ends = [*(s for s, _e, _k in spans), len(text)]
+    return PLACEHOLDER.join(text[a:b] for a, b in zip(starts, ends, strict=True))
 
 
 def _map_back(spans: list[Span], new: list[Span]) -> list[Span]:

@@ -137,8 +137,7 @@ def shannon_entropy(value: str) -> float:
     n = len(value)
     if n == 0:
         return 0.0
-    counts = Counter(value).values()
-    return -sum((c / n) * math.log2(c / n) for c in counts)
+    return -sum((c / n) * math.log2(c / n) for c in Counter(value).values())
 
 
 def is_sequential(value: str) -> bool:

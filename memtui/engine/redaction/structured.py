@@ -405,9 +405,7 @@ def find_aws_secret_near(text: str, key_spans: list[Span]) -> list[Span]:
     """40-character AWS secret keys within a few lines of an AWS access key id."""
     spans = []
     for s, e, _kind in key_spans:
-        lo = max(0, s - AWS_SECRET_WINDOW)
-        hi = min(len(text), e + AWS_SECRET_WINDOW)
-        for m in _AWS_SECRET.finditer(text, lo, hi):
+        for m in _AWS_SECRET.finditer(text, max(0, s - AWS_SECRET_WINDOW), e + AWS_SECRET_WINDOW):
             v = m.group()
             if shannon_entropy(v) >= AWS_SECRET_ENTROPY_MIN and any(c.isdigit() for c in v):
                 spans.append((m.start(), m.end(), "aws-secret-key"))
