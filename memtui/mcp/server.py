@@ -109,8 +109,7 @@ class McpServer:
         self._roots = root_folders(str(root.uri) for root in listed.roots) or None
 
     async def _roots_changed(self, ctx: ServerRequestContext[Any], params: Any) -> None:
-        self._roots_read = False
-        self._roots = None
+        self._roots_read, self._roots = False, None
 
     @staticmethod
     def _client_name(ctx: ServerRequestContext[Any]) -> str | None:

@@ -153,9 +153,8 @@ def _echoed(text: str, lower: bytes, tool_at: int, spans: list[Span]) -> None:
     """``echo X | docker login --password-stdin``: the echoed value."""
     lo = max(0, tool_at - ECHO_LOOKBACK)
     at = max(lower.rfind(b"echo", lo, tool_at), lower.rfind(b"printf", lo, tool_at))
-    if at != -1:
-        if m := _ECHO_BEFORE.match(text, at, tool_at):
-            _add(spans, m)
+    if at != -1 and (m := _ECHO_BEFORE.match(text, at, tool_at)):
+        _add(spans, m)
 
 
 def _tool_flag(text: str, tool: re.Match[bytes], flag_at: int, spans: list[Span]) -> None:

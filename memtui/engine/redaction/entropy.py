@@ -279,13 +279,9 @@ def is_wordlike(value: str) -> bool:
     """True when the letters of ``value`` mostly form pronounceable words
     (``AgencyIdentificationCodeContentType``; not ``qdfxxhn1q8nu49zilhn42kcx``: random
     strings have long consonant clusters and few long pieces with vowels)."""
-    letters = 0
-    wordy = 0
-    for piece in _WORD_PIECE.findall(value):
-        n = len(piece)
-        letters += n
-        if n >= 4 and not piece.isupper() and _pronounceable(piece):
-            wordy += n
+    pieces = _WORD_PIECE.findall(value)
+    letters = sum(map(len, pieces))
+    wordy = sum(len(p) for p in pieces if len(p) >= 4 and not p.isupper() and _pronounceable(p))
     return letters > 0 and wordy >= WORDLIKE_MAX_FRACTION * letters
 
 

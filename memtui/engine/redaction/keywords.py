@@ -607,10 +607,8 @@ def _names_provider(name: str, word: bytes) -> bool:
         # Bundler credentials: BUNDLE_<HOST> with dots written as "__".
         return name.upper().startswith("BUNDLE_") and "__" in name[7:]
     words = split_words(name)
-    if any(part.startswith(w) for part in words):
-        return True
     joined = ["".join(words[k : k + n]) for k in range(len(words)) for n in (2, 3)]
-    return w in joined
+    return any(part.startswith(w) for part in words) or w in joined
 
 
 def find_provider_name_secrets(text: str, lower: bytes, tb: bytes) -> list[Span]:
