@@ -1,7 +1,6 @@
-"""The MCP tools and resources of ``memtui mcp``: names, descriptions, argument schemas, and
-what each call does through the engine. Nothing of the protocol: each tool is a function of
-a ``McpSession`` and the call's arguments (checked for shape only) returning a JSON object;
-a refusal is a ``MemtuiError``."""
+"""The MCP tools and resources of ``memtui mcp``, without the protocol: each tool is a
+function of a ``McpSession`` and the call's arguments (checked for shape only) returning a
+JSON object; a refusal is a ``MemtuiError``."""
 
 from __future__ import annotations
 
@@ -17,7 +16,7 @@ from memtui.textsafe import one_line
 
 if TYPE_CHECKING:
     from memtui.store.backend import StoreBackend
-    from memtui.store.models import Memory, Project
+    from memtui.store.models import Memory
 
 KINDS = ["fact", "preference", "decision", "convention"]
 SOURCE = "mcp"
@@ -44,17 +43,12 @@ class McpSession:
     client: str | None = None
     roots: tuple[str, ...] | None = None
     """The folders of the client's MCP roots (None: it sent none; the working folder counts)."""
-    _project: Project | None = None
+    _project: str | None = None
     _project_known: bool = field(default=False, repr=False)
 
     def engine(self) -> Engine:
         """The engine acting as the user, naming the client."""
         return Engine(self.store, self.user, f"mcp:{self.client}" if self.client else "mcp")
-
-    @property
-    def folders(self) -> tuple[str, ...]:
-        """Where the agent works: its roots when it sent any, else the working folder."""
-        return self.roots if self.roots else (self.cwd,)
 
     def set_roots(self, roots: tuple[str, ...] | None) -> None:
         """The client's roots (again, after it said they changed): the project is looked up
@@ -63,28 +57,23 @@ class McpSession:
             self.roots = roots
             self._project_known = False
 
-    def cwd_project(self) -> Project | None:
-        """The project chosen (``IdentityApi.project_for_path``) for the first of ``folders``
-        that lies in one (looked up once)."""
+    def project(self, named: str | None) -> str | None:
+        """The project a call is about: the one it names, else the one chosen
+        (``IdentityApi.project_for_path``) for the first folder the agent works in (its roots,
+        else the working folder) that lies in one (looked up once)."""
+        if named is not None:
+            return named
         if not self._project_known:
             identity = self.engine().identity
-            self._project = next((found for folder in self.folders
-                                  if (found := identity.project_for_path(folder)) is not None),
-                                 None)
+            found = next((project for folder in self.roots or (self.cwd,)
+                          if (project := identity.project_for_path(folder)) is not None), None)
+            self._project = found.id if found is not None else None
             self._project_known = True
         return self._project
 
-    def project(self, named: str | None) -> str | None:
-        """The project a call is about: the one it names, else the working folder's."""
-        if named is not None:
-            return named
-        found = self.cwd_project()
-        return found.id if found is not None else None
-
     def need_project(self, named: str | None) -> str:
         """Like ``project`` but a project is required."""
-        project = self.project(named)
-        if project is None:
+        if (project := self.project(named)) is None:
             raise InvalidInput(f"no memtui project holds {self.cwd}: name one with the project "
                                "argument (memtui project list shows them)")
         return project
@@ -101,8 +90,7 @@ def check_arguments(tool: Tool, arguments: dict[str, Any] | None) -> dict[str, A
     InvalidInput with one line naming the first problem otherwise."""
     args = dict(arguments or {})
     properties: dict[str, dict[str, Any]] = tool.schema["properties"]
-    unknown = sorted(set(args) - set(properties))
-    if unknown:
+    if unknown := sorted(set(args) - set(properties)):
         raise InvalidInput(f"unknown argument {unknown[0]!r} for {tool.name}: it takes "
                            f"{', '.join(properties)}")
     for name in tool.schema.get("required", []):
@@ -114,12 +102,9 @@ def check_arguments(tool: Tool, arguments: dict[str, Any] | None) -> dict[str, A
             continue
         spec = properties[name]
         kind = spec["type"]
-        ok = {"string": isinstance(value, str),
-              "integer": isinstance(value, int) and not isinstance(value, bool),
-              "boolean": isinstance(value, bool)}[kind]
-        if not ok:
+        if (got := json_type(value)) != kind:
             raise InvalidInput(f"argument {name!r} of {tool.name} must be {_KIND_WORDS[kind]}, "
-                               f"got {_GOT_WORDS[json_type(value)]}")
+                               f"got {_GOT_WORDS[got]}")
         if "enum" in spec and value not in spec["enum"]:
             raise InvalidInput(f"argument {name!r} of {tool.name} must be one of "
                                f"{', '.join(spec['enum'])}, got {echo(one_line(str(value)), 40)}")
@@ -168,15 +153,13 @@ def memory_add(session: McpSession, args: dict[str, Any]) -> dict[str, Any]:
     """One new memory."""
     scope = args.get("scope")
     named = args.get("project")
-    if scope == "user" and named is not None:
-        raise InvalidInput("a user-level memory belongs to no project: leave out project, or "
-                           "use scope project")
     if scope == "user":
+        if named is not None:
+            raise InvalidInput("a user-level memory belongs to no project: leave out project, "
+                               "or use scope project")
         project = None
-    elif scope == "project":
-        project = session.need_project(named)
     else:
-        project = session.project(named)
+        project = session.need_project(named) if scope == "project" else session.project(named)
     memory = session.engine().identity.add_memory(args["content"], args.get("kind", "fact"),
                                                   project, source=SOURCE)
     return {"status": memory.status, "memory": memory_json(memory)}
@@ -308,20 +291,15 @@ TOOLS_BY_NAME = {tool.name: tool for tool in TOOLS}
 
 def call_tool(session: McpSession, name: str, arguments: dict[str, Any] | None) -> dict[str, Any]:
     """Run one tool call; a MemtuiError (or NotFound for an unknown tool) on refusal."""
-    tool = TOOLS_BY_NAME.get(name)
-    if tool is None:
+    if (tool := TOOLS_BY_NAME.get(name)) is None:
         raise NotFound(f"unknown tool {one_line(str(name))[:60]!r}: the tools are "
                        f"{', '.join(TOOLS_BY_NAME)}")
     return tool.call(session, check_arguments(tool, arguments))
 
 
 def _markdown(title: str, memories: list[Memory], total: int) -> str:
-    lines = [f"# {title}", ""]
-    if not memories:
-        lines.append("No active memories.")
-    for memory in memories:
-        text = " ".join(memory.content.split())
-        lines.append(f"- **{memory.kind}** {text} (`{memory.id}`)")
+    items = [f"- **{m.kind}** {' '.join(m.content.split())} (`{m.id}`)" for m in memories]
+    lines = [f"# {title}", "", *(items or ["No active memories."])]
     if total > len(memories):
         lines += ["", f"… and {total - len(memories)} older (memory_recall finds them)."]
     return "\n".join(lines) + "\n"

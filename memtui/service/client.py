@@ -1,9 +1,6 @@
-"""A small client for the local memory service (``memtui call``, scripts, tests).
-
-``call(method, params)`` sends one request and returns the decoded response object
-(``{"id", "ok", "result"|"error"}``). A service that is not running raises
-``ServiceUnavailable`` ("service not running at PATH"), so callers can degrade gracefully.
-"""
+"""A small client for the local memory service (``memtui call``, scripts, tests):
+``call(method, params)`` returns the decoded response (``{"id", "ok", "result"|"error"}``);
+a service that is not running raises ``ServiceUnavailable``, so callers can degrade."""
 
 from __future__ import annotations
 
@@ -39,8 +36,7 @@ def _connect(path: Path, timeout: float) -> socket.socket:
     """Connect to the service at ``path`` after checking that nobody but the caller could have
     put the socket there (``socket_problem``) and, once connected, that the caller's own uid
     answers (``peer_uid``, where the system says): nothing is sent to anyone else."""
-    problem = socket_problem(path)
-    if problem is not None:
+    if (problem := socket_problem(path)) is not None:
         raise ServiceUnavailable(f"refusing the socket {path}: {problem}")
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     sock.settimeout(timeout)
@@ -53,8 +49,7 @@ def _connect(path: Path, timeout: float) -> socket.socket:
         sock.close()
         raise ServiceUnavailable(f"service not reachable at {path} "
                                  f"({error.strerror or error})") from None
-    uid = peer_uid(sock)
-    if uid is not None and uid != os.getuid():
+    if (uid := peer_uid(sock)) is not None and uid != os.getuid():
         sock.close()
         raise ServiceUnavailable(f"refusing the socket {path}: the service on it runs as "
                                  f"uid {uid}, not as you")
@@ -70,28 +65,22 @@ def send_raw(payload: bytes, socket_path: str | os.PathLike[str] | None = None,
         try:
             sock.sendall(payload)
             sock.shutdown(socket.SHUT_WR)
-            chunks: list[bytes] = []
-            size = 0
-            while True:
-                left = deadline - time.monotonic()
-                if left <= 0:
-                    raise TimeoutError
+            response = bytearray()
+            while (left := deadline - time.monotonic()) > 0:
                 sock.settimeout(left)
-                chunk = sock.recv(65536)
-                if not chunk:
-                    break
-                size += len(chunk)
-                if size > MAX_RESPONSE_BYTES:
+                if not (chunk := sock.recv(65536)):
+                    return bytes(response)
+                response += chunk
+                if len(response) > MAX_RESPONSE_BYTES:
                     raise ServiceProtocolError(f"the response from {path} is larger than "
                                                f"{MAX_RESPONSE_BYTES} bytes")
-                chunks.append(chunk)
+            raise TimeoutError
         except TimeoutError:
             raise ServiceProtocolError(f"the service at {path} did not answer within "
                                        f"{timeout:g}s") from None
         except (BrokenPipeError, ConnectionResetError) as error:
             raise ServiceProtocolError(f"the service at {path} closed the connection "
                                        f"({error.strerror or error})") from None
-    return b"".join(chunks)
 
 
 def call(method: str, params: dict[str, Any] | None = None,

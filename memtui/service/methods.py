@@ -10,6 +10,8 @@ from typing import Any
 
 from memtui import __version__
 from memtui.engine.api import Engine
+from memtui.engine.recall import DEFAULT_RECALL_LIMIT
+from memtui.engine.tasks import DEFAULT_TASK_LIST_LIMIT
 from memtui.engine.validation import (
     ARRAY,
     BOOLEAN,
@@ -23,10 +25,9 @@ from memtui.engine.validation import (
 )
 from memtui.service.protocol import INVALID_PARAMS, UNKNOWN_METHOD, ProtocolError
 
-SERVICE_TASK_SOURCE = "service"
-"""``source`` of tasks recorded through ``task.complete``."""
-SERVICE_MEMORY_SOURCE = "service"
-"""The source of memories agents write through the service (reviewed when review is on)."""
+SOURCE = "service"
+"""The source of the tasks and memories written through the service (memories are reviewed
+when review is on)."""
 FOLLOWUP_FIELDS = {"from_task": STRING, "message": STRING}
 """Each item of ``task.complete``'s ``followups``."""
 
@@ -59,12 +60,11 @@ Handler = Callable[[ServiceContext, dict[str, Any]], Any]
 
 @dataclass(frozen=True)
 class Method:
-    """A method: its handler, its parameters and a one-line description."""
+    """A method: its name, its handler and its parameters (docs/service.md describes each)."""
 
     name: str
     handler: Handler
     params: dict[str, Param]
-    summary: str
 
 
 def check_params(method: Method, params: dict[str, Any], request_id: Any = None) -> None:
@@ -93,9 +93,8 @@ def _opt(params: dict[str, Any], name: str, default: Any = None) -> Any:
 
 
 def _health(ctx: ServiceContext, params: dict[str, Any]) -> dict[str, Any]:
-    store = ctx.engine.store
     return {"version": __version__, "store": ctx.store_path,
-            "schema_version": store.schema_version(), "user": ctx.engine.actor,
+            "schema_version": ctx.engine.store.schema_version(), "user": ctx.engine.actor,
             "worker": ctx.worker_state()}
 
 
@@ -118,15 +117,13 @@ def _task_complete(ctx: ServiceContext, params: dict[str, Any]) -> dict[str, Any
         cost_usd=_opt(params, "cost_usd", 0), parent=params.get("parent"),
         continuation=bool(params.get("continuation")),
         external_context=bool(params.get("external_context")),
-        source=SERVICE_TASK_SOURCE, source_ref=params.get("task_ref"), followups=followups)
+        source=SOURCE, source_ref=params.get("task_ref"), followups=followups)
     return task.to_json()
 
 
 def _task_list(ctx: ServiceContext, params: dict[str, Any]) -> dict[str, Any]:
-    args: dict[str, Any] = {"project": params.get("project")}
-    if params.get("limit") is not None:
-        args["limit"] = params["limit"]
-    tasks = ctx.engine.tasks.list_tasks(**args)
+    tasks = ctx.engine.tasks.list_tasks(params.get("project"),
+                                        _opt(params, "limit", DEFAULT_TASK_LIST_LIMIT))
     return {"items": [task.to_json() for task in tasks], "count": len(tasks)}
 
 
@@ -137,21 +134,19 @@ def _interaction_remember(ctx: ServiceContext, params: dict[str, Any]) -> dict[s
 
 
 def _memory_recall(ctx: ServiceContext, params: dict[str, Any]) -> dict[str, Any]:
-    args: dict[str, Any] = {"query": params["query"], "project": params.get("project")}
-    if params.get("limit") is not None:
-        args["limit"] = params["limit"]
-    return ctx.engine.recall.recall(**args, for_agent=True).to_json()
+    return ctx.engine.recall.recall(params["query"], _opt(params, "limit", DEFAULT_RECALL_LIMIT),
+                                    params.get("project"), for_agent=True).to_json()
 
 
 def _memory_add(ctx: ServiceContext, params: dict[str, Any]) -> dict[str, Any]:
     memory = ctx.engine.identity.add_memory(params["content"], _opt(params, "kind", "fact"),
-                                            params.get("project"), source=SERVICE_MEMORY_SOURCE)
+                                            params.get("project"), source=SOURCE)
     return memory.to_json()
 
 
 def _memory_correct(ctx: ServiceContext, params: dict[str, Any]) -> dict[str, Any]:
     memory = ctx.engine.identity.supersede(params["id"], params["content"], params.get("kind"),
-                                           source=SERVICE_MEMORY_SOURCE)
+                                           source=SOURCE)
     return memory.to_json()
 
 
@@ -189,45 +184,35 @@ def _bundle_document_put(ctx: ServiceContext, params: dict[str, Any]) -> dict[st
 
 _S, _OS = (STRING,), (STRING, NULL)
 METHODS: dict[str, Method] = {method.name: method for method in (
-    Method("health", _health, {}, "version, store path, schema version, worker state"),
+    Method("health", _health, {}),
     Method("task.complete", _task_complete, {
         "project": Param(_S, True), "goal": Param(_OS), "prompt": Param(_OS),
         "result": Param(_S, True), "started_at": Param(_S, True),
         "finished_at": Param(_S, True), "cost_usd": Param((NUMBER, NULL)),
         "parent": Param(_OS), "continuation": Param((BOOLEAN, NULL)),
         "external_context": Param((BOOLEAN, NULL)), "followups": Param((ARRAY, NULL)),
-        "task_ref": Param(_OS)}, "record a finished task"),
-    Method("task.list", _task_list, {"project": Param(_OS), "limit": Param((INTEGER, NULL))},
-           "the user's recent tasks"),
+        "task_ref": Param(_OS)}),
+    Method("task.list", _task_list, {"project": Param(_OS), "limit": Param((INTEGER, NULL))}),
     Method("interaction.remember", _interaction_remember, {
         "interaction_id": Param(_S, True), "question": Param(_S, True),
-        "answer": Param(_S, True), "project": Param(_OS), "source": Param(_OS)},
-        "store a finished question/answer pair (idempotent)"),
+        "answer": Param(_S, True), "project": Param(_OS), "source": Param(_OS)}),
     Method("memory.recall", _memory_recall, {
-        "query": Param(_S, True), "limit": Param((INTEGER, NULL)), "project": Param(_OS)},
-        "related and recent memories, task cards, interactions, bundles"),
+        "query": Param(_S, True), "limit": Param((INTEGER, NULL)), "project": Param(_OS)}),
     Method("memory.add", _memory_add, {
-        "content": Param(_S, True), "kind": Param(_OS), "project": Param(_OS)},
-        "write one memory (redacted); pending while the user reviews new memories"),
+        "content": Param(_S, True), "kind": Param(_OS), "project": Param(_OS)}),
     Method("memory.correct", _memory_correct, {
-        "id": Param(_S, True), "content": Param(_S, True), "kind": Param(_OS)},
-        "correct a memory; a pending correction while the user reviews new memories"),
+        "id": Param(_S, True), "content": Param(_S, True), "kind": Param(_OS)}),
     Method("context.prepare", _context_prepare, {
-        "project": Param(_S, True), "prompt": Param(_OS), "goal": Param(_OS)},
-        "the injection a new first-turn task would receive"),
+        "project": Param(_S, True), "prompt": Param(_OS), "goal": Param(_OS)}),
     Method("transition.assess", _transition_assess, {
-        "current_task": Param((STRING, OBJECT, NULL)), "request": Param(_S, True)},
-        "does the request continue the current task"),
+        "current_task": Param((STRING, OBJECT, NULL)), "request": Param(_S, True)}),
     Method("consolidation.record", _consolidation_record, {
-        "kind": Param(_S, True), "outcome": Param(_S, True), "detail": Param((OBJECT, NULL))},
-        "record that a consolidation happened"),
-    Method("bundle.list", _bundle_list, {"project": Param(_OS)}, "readable bundles"),
-    Method("bundle.get", _bundle_get, {"bundle": Param(_S, True)},
-           "one bundle with its documents"),
+        "kind": Param(_S, True), "outcome": Param(_S, True), "detail": Param((OBJECT, NULL))}),
+    Method("bundle.list", _bundle_list, {"project": Param(_OS)}),
+    Method("bundle.get", _bundle_get, {"bundle": Param(_S, True)}),
     Method("bundle.document.put", _bundle_document_put, {
         "bundle": Param(_S, True), "path": Param(_S, True), "content": Param(_S, True),
-        "expected_revision": Param((INTEGER,), True)},
-        "write one document (compare-and-set on its revision)"),
+        "expected_revision": Param((INTEGER,), True)}),
 )}
 """Every method of the local service."""
 
@@ -236,8 +221,7 @@ def dispatch(ctx: ServiceContext, method_name: str, params: dict[str, Any],
              request_id: Any = None) -> Any:
     """Check params against the method's table entry and run it. Raises ``ProtocolError``
     (``unknown_method``, ``invalid_params``) or the engine's ``MemtuiError``."""
-    method = METHODS.get(method_name)
-    if method is None:
+    if (method := METHODS.get(method_name)) is None:
         raise ProtocolError(UNKNOWN_METHOD, f"unknown method {echo(method_name)} (known: "
                                             f"{', '.join(METHODS)})", request_id)
     check_params(method, params, request_id)

@@ -21,8 +21,7 @@ anyway)."""
 
 def peer_uid(conn: socket.socket) -> int | None:
     """The connected peer's uid (Linux ``SO_PEERCRED``), or None where unknown."""
-    option = getattr(socket, "SO_PEERCRED", None)
-    if option is None:
+    if (option := getattr(socket, "SO_PEERCRED", None)) is None:
         return None
     try:
         _pid, uid, _gid = _PEERCRED.unpack(

@@ -19,18 +19,11 @@ READ_CHUNK_BYTES = 64 * 1024
 MAX_ID_CHARS = 256
 """Longest request id (a string id; integer ids are any JSON integer)."""
 
-INVALID_JSON = "invalid_json"
-INVALID_REQUEST = "invalid_request"
-UNKNOWN_METHOD = "unknown_method"
-INVALID_PARAMS = "invalid_params"
-NOT_FOUND = "not_found"
-PERMISSION_DENIED = "permission_denied"
-CONFLICT = "conflict"
-TOO_LARGE = "too_large"
-INTERNAL = "internal"
-ERROR_CODES = (INVALID_JSON, INVALID_REQUEST, UNKNOWN_METHOD, INVALID_PARAMS, NOT_FOUND,
-               PERMISSION_DENIED, CONFLICT, TOO_LARGE, INTERNAL)
+ERROR_CODES = ("invalid_json", "invalid_request", "unknown_method", "invalid_params",
+               "not_found", "permission_denied", "conflict", "too_large", "internal")
 """Every error code a response may carry."""
+(INVALID_JSON, INVALID_REQUEST, UNKNOWN_METHOD, INVALID_PARAMS, NOT_FOUND, PERMISSION_DENIED,
+ CONFLICT, TOO_LARGE, INTERNAL) = ERROR_CODES
 
 ENGINE_ERROR_CODES: dict[type[MemtuiError], str] = {
     NotFound: NOT_FOUND,
@@ -132,9 +125,7 @@ def parse_request(raw: bytes) -> Request:
     if not isinstance(method, str) or not method:
         raise ProtocolError(INVALID_REQUEST, "the request needs a method (a string)",
                             request_id)
-    params = value.get("params", {})
-    if params is None:
-        params = {}
+    params = {} if value.get("params") is None else value["params"]
     if not isinstance(params, dict):
         raise ProtocolError(INVALID_PARAMS, "params must be a JSON object", request_id)
     return Request(id=request_id, method=method, params=params)

@@ -1,10 +1,9 @@
 """``MemoryService``: the unix-socket server behind ``memtui serve`` (docs/service.md).
 
-The socket is owner-only (bound under a restrictive umask), each peer's uid is checked where
-the system tells it, and a stale socket file is replaced while a live one is an error. The
-accept loop reads every connection itself without blocking and hands only a complete
-request to a bounded pool of threads, so a slow client holds no worker; ``stop()`` lets the
-requests in flight finish. ``worker=True`` hosts the background extraction loop.
+The socket is owner-only, each peer's uid is checked where the system tells it; a stale
+socket file is replaced, a live one is an error. The accept loop reads every connection
+without blocking and hands only complete requests to a bounded pool of threads, so a slow
+client holds no worker. ``worker=True`` hosts the background extraction loop.
 """
 
 from __future__ import annotations
@@ -50,8 +49,7 @@ from memtui.store.database import open_store
 log = logging.getLogger("memtui.service")
 
 READ_TIMEOUT_S = 2.0
-"""A connection must deliver its whole request within this many seconds, or it is answered
-with an error and dropped (a request is at most 1 MiB over a local socket: milliseconds)."""
+"""A connection must deliver its whole request within this many seconds, or it is dropped."""
 WRITE_TIMEOUT_S = 5.0
 """A reply that cannot be written within this many seconds is dropped."""
 MAX_CLIENTS = 16
@@ -67,10 +65,7 @@ PROBE_TIMEOUT_S = 1.0
 """How long the stale-socket probe waits for a live service to accept."""
 SHUTDOWN_TIMEOUT_S = 30.0
 """How long ``stop()`` waits for the accept loop and the requests in flight."""
-SOCKET_MODE = PRIVATE_FILE_MODE
 _SOCKET_UMASK = 0o177
-
-
 _ACCEPT, _WAKE = "accept", "wake"
 """Selector keys of the listening socket and the wake-up pipe."""
 
@@ -99,8 +94,7 @@ def _prepare_folder(folder: Path) -> None:
         return
     if not folder.is_dir():
         raise ServiceError(f"{folder} is not a folder")
-    problem = private_folder_problem(folder)
-    if problem is not None:
+    if (problem := private_folder_problem(folder)) is not None:
         raise ServiceError(problem)
 
 
@@ -205,7 +199,7 @@ class MemoryService:
             raise ServiceError(f"cannot listen on {path} ({error.strerror or error})") from None
         finally:
             os.umask(old_umask)
-        os.chmod(path, SOCKET_MODE)
+        os.chmod(path, PRIVATE_FILE_MODE)
         info = path.stat()
         self._socket_id = (info.st_dev, info.st_ino)
         listener.listen(LISTEN_BACKLOG)
@@ -237,8 +231,7 @@ class MemoryService:
     def serve_forever(self) -> None:
         """Accept connections and read their requests until ``stop()``; then finish what is
         in flight (requests still arriving get until their deadline) and clean up."""
-        if not self._started:
-            self.start()
+        self.start()
         assert self._listener is not None and self._wake_r is not None
         self._serving = True
         selector = selectors.DefaultSelector()
@@ -274,14 +267,19 @@ class MemoryService:
         nearest = min(reading.deadline for reading in self._reading.values())
         return max(0.0, nearest - time.monotonic())
 
-    def _stop_listening(self, selector: selectors.BaseSelector) -> None:
+    def _stop_listening(self, selector: selectors.BaseSelector | None = None) -> None:
+        """Close the listening socket; remove the socket file if it is still the one bound."""
         listener, self._listener = self._listener, None
-        if listener is None:
-            return
-        if not self._accept_paused:
-            selector.unregister(listener)
-        listener.close()
-        self._remove_socket_file()
+        if listener is not None:
+            if selector is not None and not self._accept_paused:
+                selector.unregister(listener)
+            listener.close()
+        if self._socket_id is not None:
+            with contextlib.suppress(OSError):
+                info = self.socket_path.lstat()
+                if (info.st_dev, info.st_ino) == self._socket_id:
+                    self.socket_path.unlink()
+            self._socket_id = None
 
     def _accept(self, selector: selectors.BaseSelector) -> None:
         assert self._listener is not None
@@ -377,10 +375,7 @@ class MemoryService:
                 self._wake_w.send(b"x")
 
     def _cleanup(self) -> None:
-        listener, self._listener = self._listener, None
-        if listener is not None:
-            listener.close()
-        self._remove_socket_file()
+        self._stop_listening()
         pool, self._pool = self._pool, None
         if pool is not None:
             pool.shutdown(wait=True)
@@ -395,27 +390,16 @@ class MemoryService:
             self._store.close()
         self._store = None
 
-    def _remove_socket_file(self) -> None:
-        """Remove the socket file, only if it is still the one this service bound."""
-        if self._socket_id is None:
-            return
-        with contextlib.suppress(OSError):
-            info = self.socket_path.lstat()
-            if (info.st_dev, info.st_ino) == self._socket_id:
-                self.socket_path.unlink()
-        self._socket_id = None
-
     def run(self) -> int:
         """Serve in this (main) thread until SIGTERM/SIGINT; returns the exit status."""
         self.start()
-        previous: dict[signal.Signals, Any] = {}
 
         def on_signal(signum: int, _frame: FrameType | None) -> None:
             log.info("received %s: shutting down", signal.Signals(signum).name)
             self._request_stop()
 
-        for signum in (signal.SIGTERM, signal.SIGINT):
-            previous[signum] = signal.signal(signum, on_signal)
+        previous = {signum: signal.signal(signum, on_signal)
+                    for signum in (signal.SIGTERM, signal.SIGINT)}
         try:
             self.serve_forever()
         finally:
@@ -461,29 +445,28 @@ class MemoryService:
     def _serve_connection(self, conn: socket.socket, data: bytes, request: bool) -> None:
         try:
             with conn:
-                self._reply(conn, self.handle_request(data) if request else data,
-                            drain=not request)
+                conn.settimeout(WRITE_TIMEOUT_S)
+                conn.sendall(self.handle_request(data) if request else data)
+                with contextlib.suppress(OSError):
+                    conn.shutdown(socket.SHUT_WR)
+                if not request:  # drop what the client still sends, so it gets the refusal
+                    _drain(conn)
         except OSError:
             pass  # the client went away; nothing was half-written on our side
         except Exception:  # never let one connection hurt the service
             log.exception("connection failed")
 
-    @staticmethod
-    def _reply(conn: socket.socket, payload: bytes, drain: bool = False) -> None:
-        conn.settimeout(WRITE_TIMEOUT_S)
-        conn.sendall(payload)
-        with contextlib.suppress(OSError):
-            conn.shutdown(socket.SHUT_WR)
-        if drain:  # read (and drop) what the client is still sending, so it gets the reply
-            deadline = time.monotonic() + DRAIN_TIMEOUT_S
-            drained = 0
-            with contextlib.suppress(OSError):
-                while drained < DRAIN_BYTES and (left := deadline - time.monotonic()) > 0:
-                    conn.settimeout(left)
-                    chunk = conn.recv(65536)
-                    if not chunk:
-                        break
-                    drained += len(chunk)
+
+def _drain(conn: socket.socket) -> None:
+    """Read (and drop) up to DRAIN_BYTES the client is still sending, for DRAIN_TIMEOUT_S."""
+    deadline = time.monotonic() + DRAIN_TIMEOUT_S
+    drained = 0
+    with contextlib.suppress(OSError):
+        while drained < DRAIN_BYTES and (left := deadline - time.monotonic()) > 0:
+            conn.settimeout(left)
+            if not (chunk := conn.recv(65536)):
+                break
+            drained += len(chunk)
 
 
 def serve(store_path: str | os.PathLike[str], actor: str,

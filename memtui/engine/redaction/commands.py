@@ -1,13 +1,9 @@
 """Passwords given on a command line whose flag does not name them.
 
-``--password X`` is found by the keyword detector (the flag names the secret). These flags
-do not: ``docker login -p X`` (``-p`` is a port for ``docker run``), ``mysql -pX`` /
-``mysql -p'X'`` (the value is glued to ``-p``; ``mysql -p db`` *prompts* and ``db`` is the
-database), ``sshpass -p X``, and ``echo X | docker login --password-stdin``.
-
-The detector starts from each ``-p`` in the lower-cased bytes (one literal search; text
-without ``-p`` pays nothing more) and looks back, within the same command (``\\``
-continuations followed, ``;``, ``&&``, ``|`` cut), for the tool the flag belongs to.
+``docker login -p X`` (``-p`` is a port for ``docker run``), ``mysql -pX`` (glued: ``mysql
+-p db`` *prompts*), ``sshpass -p X``, ``echo X | docker login --password-stdin``: each ``-p``
+is judged by the last tool named before it in the same command (``\\`` continuations
+followed; ``;``, ``&&``, ``|`` cut).
 """
 
 from __future__ import annotations
@@ -15,7 +11,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from .entropy import is_placeholder, literal_value_ok, password_value_ok, prose_secret_ok
+from .entropy import Span, is_placeholder, literal_value_ok, password_value_ok, prose_secret_ok
 
 #: How far before a ``docker login`` an ``echo X |`` feeding ``--password-stdin`` is looked for.
 ECHO_LOOKBACK = 512
@@ -69,7 +65,7 @@ def _argument_ok(value: str, quoted: bool) -> bool:
     return prose_secret_ok(value) or literal_value_ok(value, True)
 
 
-def _add(spans: list[tuple[int, int, str]], m: re.Match[str]) -> None:
+def _add(spans: list[Span], m: re.Match[str]) -> None:
     s, e = m.span("v")
     quoted = m.group("v")[0] in "\"'"
     if quoted:
@@ -78,51 +74,32 @@ def _add(spans: list[tuple[int, int, str]], m: re.Match[str]) -> None:
         spans.append((s, e, KIND))
 
 
-class _CommandState:
-    """What is known about the command holding the current ``-p``: where it starts, the
-    last tool named in it and the last ``;``/``&&``/``|`` seen (scanned once, forward)."""
-
-    __slots__ = ("start", "scanned", "tool", "last_break")
-
-    def __init__(self) -> None:
-        self.start = 0
-        self.scanned = 0
-        self.tool: re.Match[bytes] | None = None
-        self.last_break = -1
-
-    def advance(self, text: str, lower: bytes, flag_at: int) -> None:
-        """Bring the state up to ``flag_at`` (amortised: each byte is scanned once)."""
-        new_start = _last_command_start(text, self.scanned, flag_at)
-        if new_start != -1:
-            self.start = self.scanned = new_start
-            self.tool = None
-            self.last_break = -1
-        for tool in _TOOL.finditer(lower, self.scanned, flag_at):
-            self.tool = tool
-        for brk in _BREAKS:
-            b = lower.rfind(brk, self.scanned, flag_at)
-            if b > self.last_break:
-                self.last_break = b
-        self.scanned = flag_at
-
-
-def find_command_passwords(text: str, lower: bytes) -> list[tuple[int, int, str]]:
+def find_command_passwords(text: str, lower: bytes) -> list[Span]:
     """Passwords after ``docker login -p``, ``mysql -p``, ``sshpass -p`` and the value
     echoed into ``docker login --password-stdin``."""
-    spans: list[tuple[int, int, str]] = []
-    state = _CommandState()
+    spans: list[Span] = []
     i = lower.find(b"-p")
     if i == -1 or not any(word in lower for word in _TOOL_WORDS):
         return spans
+    # The command holding the current flag, scanned forward once (amortised linear): the
+    # last tool named in it and the last ``;``/``&&``/``|`` seen, up to ``scanned``.
+    scanned = 0
+    tool: re.Match[bytes] | None = None
+    last_break = -1
     while i != -1:
         flag_at = i - 1 if lower.startswith(b"--password", i - 1) else i
         if flag_at > 0 and lower[flag_at - 1] in b" \t":
-            state.advance(text, lower, flag_at)
-            tool = state.tool
+            new_start = _last_command_start(text, scanned, flag_at)
+            if new_start != -1:
+                scanned, tool, last_break = new_start, None, -1
+            tools = list(_TOOL.finditer(lower, scanned, flag_at))
+            tool = tools[-1] if tools else tool
+            last_break = max(last_break, *(lower.rfind(brk, scanned, flag_at) for brk in _BREAKS))
+            scanned = flag_at
             if tool is not None and lower.startswith(b"--password-stdin", flag_at):
                 if tool.group("login"):
                     _echoed(text, lower, tool.start(), spans)
-            elif tool is not None and tool.start() > state.last_break:
+            elif tool is not None and tool.start() > last_break:
                 _tool_flag(text, tool, flag_at, spans)
         i = lower.find(b"-p", i + 2)
     return spans
@@ -136,9 +113,9 @@ MAX_TOOL_ARGUMENTS = 32
 _HTPASSWD_VALUE_FLAGS = ("-C", "-r")
 
 
-def find_argument_passwords(text: str) -> list[tuple[int, int, str]]:
+def find_argument_passwords(text: str) -> list[Span]:
     """``redis-cli -a X``, ``htpasswd -b passwords user X`` and ``htpasswd -nb user X``."""
-    spans: list[tuple[int, int, str]] = []
+    spans: list[Span] = []
     for tool in _ARGUMENT_TOOLS.finditer(text):
         args: list[re.Match[str]] = []
         pos = tool.end()
@@ -172,23 +149,16 @@ def _htpasswd_password(words: list[str]) -> int | None:
     return positional[need - 1] if "b" in flags and len(positional) >= need else None
 
 
-def _echoed(text: str, lower: bytes, tool_at: int, spans: list[tuple[int, int, str]]) -> None:
+def _echoed(text: str, lower: bytes, tool_at: int, spans: list[Span]) -> None:
     """``echo X | docker login --password-stdin``: the echoed value."""
     lo = max(0, tool_at - ECHO_LOOKBACK)
     at = max(lower.rfind(b"echo", lo, tool_at), lower.rfind(b"printf", lo, tool_at))
-    if at != -1:
-        m = _ECHO_BEFORE.match(text, at, tool_at)
-        if m:
-            _add(spans, m)
+    if at != -1 and (m := _ECHO_BEFORE.match(text, at, tool_at)):
+        _add(spans, m)
 
 
-def _tool_flag(
-    text: str, tool: re.Match[bytes], flag_at: int, spans: list[tuple[int, int, str]]
-) -> None:
-    """Judge the flag at ``flag_at`` given the tool it belongs to."""
-    if tool.group("mysql"):
-        m = _GLUED.match(text, flag_at)
-    else:  # docker login -p X / -pX / --password X, sshpass -p X
-        m = _SEPARATE.match(text, flag_at)
-    if m:
+def _tool_flag(text: str, tool: re.Match[bytes], flag_at: int, spans: list[Span]) -> None:
+    """Judge the flag at ``flag_at`` given the tool it belongs to: ``mysql -pX`` (glued), else
+    ``docker login -p X`` / ``-pX`` / ``--password X``, ``sshpass -p X``."""
+    if m := (_GLUED if tool.group("mysql") else _SEPARATE).match(text, flag_at):
         _add(spans, m)

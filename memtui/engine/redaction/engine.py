@@ -1,16 +1,10 @@
 """The scan pipeline: run the detectors, merge their spans, build the redacted text.
 
-Speed comes from working on two byte views of the text made once per scan (C speed):
-
-* ``lower``: the text encoded one byte per character (``latin-1`` with ``?`` for anything
-  else, so offsets are unchanged) and ASCII-lower-cased; literal pre-filters (``in``) and
-  the keyword search run on it;
-* ``tb``: the same bytes mapped to ``a`` for token characters ``[A-Za-z0-9_.~-]`` and a
-  space for everything else; ``tb.find(b"a" * 16)`` finds the runs of token characters
-  that could be a provider token at memchr speed.
-
-Every pattern has bounded repetition and no nested unbounded quantifiers, and every
-detector resumes after what it consumed, so the whole scan is linear in the input.
+Detectors work on two byte views made once per scan (same offsets as the text): ``lower``,
+the text as ``latin-1`` (``?`` for other characters) lower-cased, for literal pre-filters
+and the keyword search; ``tb``, ``a`` for each token character ``[A-Za-z0-9_.~-]`` and a
+space for the rest, where ``find(b"a" * 16)`` finds candidate provider tokens. Patterns have
+bounded repetition and detectors resume after what they consumed: the scan is linear.
 """
 
 from __future__ import annotations
@@ -22,7 +16,7 @@ from dataclasses import dataclass
 
 from . import structured
 from .commands import find_argument_passwords, find_command_passwords
-from .entropy import PLACEHOLDER
+from .entropy import PLACEHOLDER, Span
 from .keywords import find_keyword_secrets, find_provider_name_secrets
 from .rules import MIN_RUN, match_run
 from .tables import find_table_secrets
@@ -55,21 +49,12 @@ class RedactionResult:
     text: str
     findings: tuple[Finding, ...]
 
-    @property
-    def changed(self) -> bool:
-        """True when at least one secret was redacted."""
-        return bool(self.findings)
 
-
-def _views(text: str) -> tuple[bytes, bytes]:
-    raw = text.encode("latin-1", "replace")
-    return raw.lower(), raw.translate(_TOKEN_TABLE)
-
-
-def _detect(text: str) -> list[tuple[int, int, str]]:
+def _detect(text: str) -> list[Span]:
     """All raw spans (may overlap) found by every detector in one pass."""
-    lower, tb = _views(text)
-    spans: list[tuple[int, int, str]] = []
+    raw = text.encode("latin-1", "replace")
+    lower, tb = raw.lower(), raw.translate(_TOKEN_TABLE)
+    spans: list[Span] = []
 
     # Provider tokens: runs of >= MIN_RUN token characters.
     i = tb.find(_RUN_NEEDLE)
@@ -84,10 +69,8 @@ def _detect(text: str) -> list[tuple[int, int, str]]:
     aws = [s for s in spans if s[2] == "aws-access-key"]
     if aws:
         spans.extend(structured.find_aws_secret_near(text, aws))
-
     spans.extend(find_keyword_secrets(text, lower, tb))
     spans.extend(find_provider_name_secrets(text, lower, tb))
-
     if b"-----begin" in lower:
         spans.extend(structured.find_pem_blocks(text))
     if b"://" in lower and b"@" in lower:
@@ -115,19 +98,18 @@ def _detect(text: str) -> list[tuple[int, int, str]]:
     return spans
 
 
-def _merge(text: str, spans: list[tuple[int, int, str]]) -> list[tuple[int, int, str]]:
+def _merge(text: str, spans: list[Span]) -> list[Span]:
     """Merge overlapping or touching spans; widen ``[secret]`` to avoid ``[[REDACTED]]``."""
     cleaned = sorted((s, e, k) for s, e, k in spans if 0 <= s < e <= len(text))
-    merged: list[tuple[int, int, str]] = []
+    merged: list[Span] = []
     for s, e, k in cleaned:
         if merged and s <= merged[-1][1]:
             ls, le, lk = merged[-1]
-            if lk in _GENERIC_KINDS and k not in _GENERIC_KINDS:
-                lk = k
-            merged[-1] = (ls, max(le, e), lk)
+            specific = lk in _GENERIC_KINDS and k not in _GENERIC_KINDS
+            merged[-1] = (ls, max(le, e), k if specific else lk)
         else:
             merged.append((s, e, k))
-    out: list[tuple[int, int, str]] = []
+    out: list[Span] = []
     for s, e, k in merged:
         # Grow over placeholders already adjacent, and over brackets around the secret.
         while True:
@@ -147,36 +129,24 @@ def _merge(text: str, spans: list[tuple[int, int, str]]) -> list[tuple[int, int,
     return out
 
 
-def _apply(text: str, spans: list[tuple[int, int, str]]) -> str:
-    parts: list[str] = []
-    pos = 0
-    for s, e, _k in spans:
-        parts.append(text[pos:s])
-        parts.append(PLACEHOLDER)
-        pos = e
-    parts.append(text[pos:])
-    return "".join(parts)
+def _apply(text: str, spans: list[Span]) -> str:
+    starts = [0, *(e for _s, e, _k in spans)]
+    ends = [*(s for s, _e, _k in spans), len(text)]
+    return PLACEHOLDER.join(text[a:b] for a, b in zip(starts, ends, strict=True))
 
 
-def _map_back(
-    spans: list[tuple[int, int, str]], new: list[tuple[int, int, str]]
-) -> list[tuple[int, int, str]]:
+def _map_back(spans: list[Span], new: list[Span]) -> list[Span]:
     """Map spans found in the redacted text back to offsets of the original text."""
-    # Output layout: original segments interleaved with placeholders.
-    out_starts: list[int] = []
-    records: list[tuple[int, int, int, bool]] = []  # (out_start, orig_start, orig_end, is_ph)
-    out_pos = 0
-    orig_pos = 0
+    # Output layout: original segments interleaved with placeholders, as
+    # (out_start, orig_start, orig_end, is_placeholder).
+    records: list[tuple[int, int, int, bool]] = []
+    out_pos = orig_pos = 0
     for s, e, _k in spans:
-        out_starts.append(out_pos)
-        records.append((out_pos, orig_pos, s, False))
-        out_pos += s - orig_pos
-        out_starts.append(out_pos)
-        records.append((out_pos, s, e, True))
-        out_pos += _PLACEHOLDER_LEN
-        orig_pos = e
-    out_starts.append(out_pos)
+        placeholder_at = out_pos + s - orig_pos
+        records += [(out_pos, orig_pos, s, False), (placeholder_at, s, e, True)]
+        out_pos, orig_pos = placeholder_at + _PLACEHOLDER_LEN, e
     records.append((out_pos, orig_pos, -1, False))
+    out_starts = [record[0] for record in records]
 
     def to_orig(p: int, is_end: bool) -> int:
         """Offset in the original text of output offset ``p``."""
@@ -192,13 +162,8 @@ def _map_back(
 
 
 def scan(text: str) -> RedactionResult:
-    """Find secrets in ``text`` and return the redacted text with the findings.
-
-    Findings carry the rule id and the character span in ``text``; never the value.
-    """
-    if not text:
-        return RedactionResult(text, ())
-    spans = _merge(text, _detect(text))
+    """The redacted ``text`` and the findings (rule id and span in ``text``, never the value)."""
+    spans = _merge(text, _detect(text)) if text else []
     if not spans:
         return RedactionResult(text, ())
     out = _apply(text, spans)

@@ -1,8 +1,5 @@
-"""Value heuristics: entropy, randomness, placeholders, code references.
-
-Every detector that finds a *candidate* secret asks these helpers whether the value really
-looks like one. They are pure functions over short strings (a value is at most a few KB), so
-their cost only matters per candidate, never per byte of input.
+"""Value heuristics (entropy, randomness, placeholders, code references): whether a
+candidate a detector found really looks like a secret. Pure functions over short strings.
 """
 
 from __future__ import annotations
@@ -13,6 +10,8 @@ from collections import Counter
 from functools import lru_cache
 
 PLACEHOLDER = "[REDACTED]"
+Span = tuple[int, int, str]
+"""What a detector finds: (start, end, kind) of a secret in the text."""
 
 # --- tuning values -------------------------------------------------------------------------
 
@@ -127,9 +126,8 @@ _CODE_REF = re.compile(
 _HEX = re.compile(r"[0-9a-fA-F]+")
 # Obvious code: ``get_token()``, ``os.environ[...]``, ``self.secret``, ``settings.KEY``.
 _SIMPLE_CODE_REF = re.compile(r"(?:[A-Za-z_$][A-Za-z_$]*\.)*[A-Za-z_$][A-Za-z_$]*(?:\(.*|\[.*)?", re.S)
-_UUID = re.compile(
-    r"\{?[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\}?"
-)
+UUID = r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
+_UUID = re.compile(r"\{?" + UUID + r"\}?")
 _PATHLIKE = re.compile(r"(?:[A-Za-z]:\\|\.{0,2}/|~/|/)[\w .~/\\-]*")
 _WORDY_SEGMENT = re.compile(r"[A-Za-z][a-z]*(?:[-_][A-Za-z][a-z]*)*\.?[a-z0-9]{0,5}")
 
@@ -139,16 +137,12 @@ def shannon_entropy(value: str) -> float:
     n = len(value)
     if n == 0:
         return 0.0
-    counts = Counter(value).values()
-    return -sum((c / n) * math.log2(c / n) for c in counts)
+    return -sum((c / n) * math.log2(c / n) for c in Counter(value).values())
 
 
 def is_sequential(value: str) -> bool:
-    """True for alphabet listings such as ``abcdef...xyz0123456789`` (not for ``abcd1234``).
-
-    Ascending runs of 5+ characters must cover most of the value and one of them must be
-    long (an alphabet, not a short ``1234`` block repeated in a test key).
-    """
+    """True for alphabet listings such as ``abcdef...xyz0123456789`` (not ``abcd1234``):
+    ascending runs of 5+ characters cover most of it, and one of them is long."""
     if len(value) < 6:
         return False
     low = value.lower()
@@ -177,11 +171,8 @@ def is_template(value: str) -> bool:
     if _TEMPLATE.fullmatch(value):
         return True
     braced = _BRACED.fullmatch(value)
-    if braced:
-        inner = braced.group(1).strip()
-        # ``{hunter2}`` and ``{ var }`` are templates; ``{ZqL5kVrX1n8tA2}`` is a literal.
-        return not looks_random(inner)
-    return False
+    # ``{hunter2}`` and ``{ var }`` are templates; ``{ZqL5kVrX1n8tA2}`` is a literal.
+    return braced is not None and not looks_random(braced.group(1).strip())
 
 
 _MARKERS = re.compile("|".join(re.escape(m) for m in PLACEHOLDER_MARKERS))
@@ -197,16 +188,12 @@ def has_whitespace(value: str) -> bool:
 def is_placeholder(value: str) -> bool:
     """True when ``value`` is a placeholder, a template, masked, or a common word."""
     v = value.strip()
-    if not v:
-        return True
-    if PLACEHOLDER in v or "REDACTED" in v:
+    if not v or "REDACTED" in v:  # also our own PLACEHOLDER
         return True
     low = v.lower()
     if low in PLACEHOLDER_WORDS or low.strip("'\"`") in PLACEHOLDER_WORDS:
         return True
-    if v[0] in _TEMPLATE_START and is_template(v):
-        return True
-    if is_masked(v) or is_single_char_run(v):
+    if (v[0] in _TEMPLATE_START and is_template(v)) or is_masked(v) or is_single_char_run(v):
         return True
     return _MARKERS.search(low) is not None
 
@@ -231,13 +218,9 @@ def looks_like_path(value: str) -> bool:
 
 
 def looks_like_code_reference(value: str) -> bool:
-    """True for ``get_token()``, ``os.environ["X"]``, ``self.password``, ``args.key``.
-
-    A bare identifier counts only when it reads like one (words, no random digits), so that
-    ``TOKEN=rs5r0r8xzw6lfy2`` in a config file is still treated as a literal.
-    """
-    m = _CODE_REF.fullmatch(value)
-    if not m:
+    """True for ``get_token()``, ``os.environ["X"]``, ``self.password``, ``args.key``; a bare
+    identifier only when it reads like one (``TOKEN=rs5r0r8xzw6lfy2`` is a literal)."""
+    if not _CODE_REF.fullmatch(value):
         return False
     if "(" in value or "[" in value or "." in value or "::" in value or "->" in value:
         head = re.split(r"[(\[]", value, maxsplit=1)[0]
@@ -251,22 +234,12 @@ def _switches(kinds: list[bool]) -> int:
     return sum(a != b for a, b in zip(kinds, kinds[1:], strict=False))
 
 
-def digit_letter_transitions(value: str) -> int:
-    """Number of switches between digits and letters (``a1b2`` has 3)."""
-    return _switches([c.isdigit() for c in value if c.isdigit() or c.isalpha()])
-
-
 def looks_random(value: str, strict: bool = False) -> bool:
-    """True when ``value`` looks machine-generated (a key, a token) rather than a word.
-
-    ``strict`` demands more length and entropy; it is used for weak keys and for values
-    with no key at all.
-    """
+    """True when ``value`` looks machine-generated (a key, a token) rather than a word;
+    ``strict`` (weak keys, values with no key) demands more length and entropy."""
     n = len(value)
     min_len = WEAK_MIN_LEN if strict else TOKEN_MIN_LEN
-    if n < min_len:
-        return False
-    if is_single_char_run(value) or is_sequential(value):
+    if n < min_len or is_single_char_run(value) or is_sequential(value):
         return False
     ent = shannon_entropy(value)
     cap = WEAK_ENTROPY_MIN if strict else RANDOM_ENTROPY_MIN
@@ -283,20 +256,17 @@ def looks_random(value: str, strict: bool = False) -> bool:
     if has_digit and has_alpha:
         # "utf8", "sha256", "v1beta2" have one or two switches; keys have many.
         need = 3 if (n < 24 or strict) else 2
-        return digit_letter_transitions(value) >= need or ent >= 3.5
-    letters = [c for c in value if c.isalpha()]
+        switches = _switches([c.isdigit() for c in value if c.isdigit() or c.isalpha()])
+        return switches >= need or ent >= 3.5
     if has_alpha and not has_digit:
         symbols = sum(1 for c in value if not c.isalnum())
         if symbols >= 2 and symbols < n / 2 and not strict:
             # m{{h}o)p${e]nob(... : symbols mixed into letters
             return len(set(value) - set("-_. ")) >= 8 and not re.search(r"[a-z]{12,}", value)
-        upper = sum(1 for c in letters if c.isupper())
-        ratio = upper / len(letters)
-        return (
-            n >= LETTERS_ONLY_MIN_LEN
-            and MIXED_CASE_MIN_UPPER_RATIO <= ratio <= 1 - MIXED_CASE_MIN_UPPER_RATIO / 2
-            and _switches([c.isupper() for c in letters]) >= n / 4
-        )
+        cases = [c.isupper() for c in value if c.isalpha()]
+        ratio = sum(cases) / len(cases)
+        mixed = MIXED_CASE_MIN_UPPER_RATIO <= ratio <= 1 - MIXED_CASE_MIN_UPPER_RATIO / 2
+        return n >= LETTERS_ONLY_MIN_LEN and mixed and _switches(cases) >= n / 4
     return False
 
 
@@ -306,19 +276,12 @@ _VOWELS = frozenset("aeiouyAEIOUY")
 
 
 def is_wordlike(value: str) -> bool:
-    """True when the letters of ``value`` mostly form pronounceable words.
-
-    ``AgencyIdentificationCodeContentType`` and ``jetbrains.mps.v8_elimination`` are words;
-    ``qdfxxhn1q8nu49zilhn42kcx`` is not: random strings have long consonant clusters and
-    few long pieces with vowels in natural proportion.
-    """
-    letters = 0
-    wordy = 0
-    for piece in _WORD_PIECE.findall(value):
-        n = len(piece)
-        letters += n
-        if n >= 4 and not piece.isupper() and _pronounceable(piece):
-            wordy += n
+    """True when the letters of ``value`` mostly form pronounceable words
+    (``AgencyIdentificationCodeContentType``; not ``qdfxxhn1q8nu49zilhn42kcx``: random
+    strings have long consonant clusters and few long pieces with vowels)."""
+    pieces = _WORD_PIECE.findall(value)
+    letters = sum(map(len, pieces))
+    wordy = sum(len(p) for p in pieces if len(p) >= 4 and not p.isupper() and _pronounceable(p))
     return letters > 0 and wordy >= WORDLIKE_MAX_FRACTION * letters
 
 
@@ -341,12 +304,8 @@ _ENV_NAME = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+")
 
 
 def is_prose(value: str) -> bool:
-    """True when a quoted value with spaces reads like a sentence rather than a passphrase.
-
-    ``"correct horse battery staple"`` and ``"P@ss w0rd 2024!"`` are passphrases; ``"Enter
-    your password"``, ``"not set"``, ``"must be at least 12 characters"`` and ``"Mot de
-    passe"`` are text about a password.
-    """
+    """True when a quoted value with spaces reads like a sentence (``"Enter your password"``,
+    ``"not set"``, ``"Mot de passe"``) rather than a passphrase (``"P@ss w0rd 2024!"``)."""
     words = value.split()
     if len(words) > PASSPHRASE_MAX_WORDS:
         return True
@@ -386,14 +345,10 @@ def _descriptive(value: str) -> bool:
 
 @lru_cache(maxsize=8192)
 def prose_secret_ok(value: str, passphrase: bool = False) -> bool:
-    """Whether an unquoted word taken from running text (``my password is X``, a table
-    cell, a command-line argument) is a literal secret.
-
-    Stricter than :func:`password_value_ok`: the word must mix letters with digits or
-    symbols, or look random; words, descriptions (``case-sensitive``, ``sha256-hashed``),
-    variable names, paths and placeholders are not secrets. With ``passphrase``, three or
-    more lower-case words joined by ``-`` (``ravel-quint-dusk``) count too.
-    """
+    """Whether an unquoted word from running text (``my password is X``, a table cell, an
+    argument) is a literal secret: it must mix letters with digits or symbols, or look
+    random; not words, descriptions (``sha256-hashed``), variable names, paths or
+    placeholders. With ``passphrase``, 3+ words joined by ``-`` (``ravel-quint-dusk``) too."""
     v = value
     if not PASSWORD_MIN_LEN <= len(v) <= PROSE_SECRET_MAX_LEN or has_whitespace(v):
         return False
@@ -401,10 +356,8 @@ def prose_secret_ok(value: str, passphrase: bool = False) -> bool:
         return False
     if passphrase and _SEPARATED_WORDS.fullmatch(v) and len(re.split(r"[-_.]", v)) >= 3:
         return True
-    if _SEPARATED_WORDS.fullmatch(v) or _descriptive(v):
-        return False
-    if any(c in v for c in "(["):
-        return False  # code: get(x), env[...]
+    if _SEPARATED_WORDS.fullmatch(v) or _descriptive(v) or any(c in v for c in "(["):
+        return False  # words, descriptions, code: get(x), env[...]
     has_alpha = any(c.isalpha() for c in v)
     has_other = any(not c.isalpha() for c in v)
     if has_alpha and has_other:
@@ -419,9 +372,7 @@ def password_value_ok(value: str, quoted: bool) -> bool:
         return False
     if not quoted and _SIMPLE_CODE_REF.fullmatch(v) and not (v.isalpha() and looks_random(v)):
         return False
-    if is_placeholder(v) or looks_like_path(v):
-        return False
-    if not any(c.isalnum() for c in v):
+    if is_placeholder(v) or looks_like_path(v) or not any(c.isalnum() for c in v):
         return False
     if has_whitespace(v):
         return quoted and not is_prose(v)
@@ -458,28 +409,21 @@ def literal_value_ok(value: str, password: bool) -> bool:
         return not is_prose(" ".join(_WORD_PIECE.findall(v)))
     if password and v.isalpha() and v.islower() and len(v) > LITERAL_WORD_MAX_LEN:
         return True  # longer than a word a setting takes (``disabled``, ``keychain``)
-    if _SEPARATED_WORDS.fullmatch(v) or _VERSIONED.search(v) or _reads_as_words(v):
+    # Words, cased like words (``userName``, ``HTTPServer``; not the ``Jw`` of ``NJw6VgjuUysj``).
+    words = is_wordlike(v) and all(len(p) >= 3 or p.isupper() for p in _WORD_PIECE.findall(v))
+    if _SEPARATED_WORDS.fullmatch(v) or _VERSIONED.search(v) or words:
         return False
     if not any(c.isalnum() for c in v) or (("-" in v or "_" in v) and _descriptive(v)):
         return False
     return not (any(c in v for c in "([") and looks_like_code_reference(v))
 
 
-def _reads_as_words(value: str) -> bool:
-    """``is_wordlike``, and cased like words (``userName``, ``HTTPServer``): no short piece
-    such as the ``Jw`` of ``NJw6VgjuUysj``."""
-    pieces = _WORD_PIECE.findall(value)
-    return is_wordlike(value) and all(len(p) >= 3 or p.isupper() for p in pieces)
-
-
 def token_value_ok(value: str, quoted: bool, strict: bool = False) -> bool:
     """Whether ``value`` under a token/secret/key name looks like a real credential."""
     v = value.strip()
-    if len(v) < TOKEN_MIN_LEN or has_whitespace(v):
+    if len(v) < TOKEN_MIN_LEN or has_whitespace(v) or is_placeholder(v) or looks_like_path(v):
         return False
     if not quoted and _SIMPLE_CODE_REF.fullmatch(v):
-        return False
-    if is_placeholder(v) or looks_like_path(v):
         return False
     if is_uuid(v):
         return not strict
@@ -490,8 +434,6 @@ def token_value_ok(value: str, quoted: bool, strict: bool = False) -> bool:
 
 def provider_token_ok(body: str, min_entropy: float = PROVIDER_ENTROPY_MIN) -> bool:
     """Whether the variable part of a provider-format token is real (not ``xxxx``/low entropy)."""
-    if not body:
-        return False
-    if is_masked(body) or is_single_char_run(body) or "EXAMPLE" in body:
+    if not body or is_masked(body) or is_single_char_run(body) or "EXAMPLE" in body:
         return False
     return shannon_entropy(body) >= min_entropy

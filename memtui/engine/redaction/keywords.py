@@ -1,19 +1,20 @@
 """Keyword assignments: ``password = "..."``, ``"api_key": "..."``, ``--token abc``...
 
-The detector finds secret-ish words in a lower-cased byte copy of the text, takes the whole
-name around each hit (``db_password``, ``X-Api-Key``), decides from the name's words whether
-it names a secret (``token`` yes, ``max_tokens`` / ``csrf_token`` / ``public_key`` no), then
-parses the operator and the value after it. The value is kept only when it looks like a
-literal secret: not a placeholder or template, not code, and random enough for the kind of
-name. Only the value is replaced; the name stays.
+Each secret-ish word found is widened to its whole name (``db_password``, ``X-Api-Key``),
+whose words decide whether it names a secret (``token`` yes, ``max_tokens`` / ``csrf_token``
+no); the value after the operator is redacted (the name stays) when it looks like a literal
+secret: not a placeholder or template, not code, random enough for the kind of name.
 """
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass, field
 from functools import cache, lru_cache
 
 from .entropy import (
+    UUID,
+    Span,
     is_placeholder,
     is_uuid,
     literal_value_ok,
@@ -174,18 +175,13 @@ _AUTH_SCHEMES = re.compile(
     r"(?i)(?:bearer|basic|token|digest|bot|api-?token|api-?key|oauth|jwt|ssws|geniekey|key)[ \t]+"
 )
 
+#: After a name: a closing quote or ``]``, ``[25]``, a type (``: string``, Go's ``x string``),
+#: then the operator.
 ASSIGN_RE = re.compile(
-    r"""
-    (?P<kq>\\?["'`])?                                   # closing quote of a quoted name
-    \]?                                                 # os.environ['X'] =
-    (?:\[\d{0,6}\])?                                    # char secret[25] =
-    (?:[ \t]*:[ \t]*(?:string|String|str|number)\b(?=[ \t]*=))?   # TS/Kotlin type
-    (?:[ \t]+(?:string|String|str)\b(?=[ \t]*=))?       # Go: var x string =
-    (?P<sp>[ \t]{0,16})
-    (?P<op>:::=|::=|:=|\?=|\.=|\|\|=|===|!==|==|!=|=>|<-|=|:|,|>)?
-    [ \t]{0,16}
-    """,
-    re.X,
+    r"""(?:\\?["'`])?\]?(?:\[\d{0,6}\])?"""
+    r"(?:[ \t]*:[ \t]*(?:string|String|str|number)\b(?=[ \t]*=))?"
+    r"(?:[ \t]+(?:string|String|str)\b(?=[ \t]*=))?"
+    r"[ \t]{0,16}(?P<op>:::=|::=|:=|\?=|\.=|\|\|=|===|!==|==|!=|=>|<-|=|:|,|>)?[ \t]{0,16}"
 )
 
 VALUE_RE = re.compile(
@@ -252,9 +248,8 @@ def classify_name(name: str) -> str | None:
         if word[0].isdigit():
             continue  # "88ypwd" of an id's random body ("mem_1m8vpayw88ypwd7x") names nothing
         kind = _word_kind(word)
-        if kind is None:
-            continue
-        if word in ("tokens", "keys", "secrets") or word.endswith(("tokens", "tokenizer", "tokenize")):
+        if kind is None or word in ("keys", "secrets") or word.endswith(
+                ("tokens", "tokenizer", "tokenize")):
             continue
         if kind == PASSWORD or best != PASSWORD:
             best, best_at = kind, i
@@ -264,9 +259,8 @@ def classify_name(name: str) -> str | None:
     after = words[best_at + 1 :]
     if tuple(words[max(0, best_at - 1) :]) in SECRET_METADATA_NAMES:
         return TOKEN
-    if any(w in METADATA_WORDS for w in after):
-        return None
-    if any(w in NAME_NOT_SECRET for w in words[:best_at]):
+    if any(w in METADATA_WORDS for w in after) or any(
+            w in NAME_NOT_SECRET for w in words[:best_at]):
         return None
     word = words[best_at]
     if best == TOKEN and "token" in word and before in TOKEN_NOT_SECRET_BEFORE:
@@ -286,9 +280,8 @@ def classify_name(name: str) -> str | None:
 def _header_value_ok(value: str) -> bool:
     """Credentials after ``Authorization:`` or ``Bearer``: anything real and long enough."""
     v = value.strip().rstrip(",;")
-    if len(v) < HEADER_VALUE_MIN_LEN or is_placeholder(v):
-        return False
-    if v.isalpha() and (v.islower() or v.istitle()):
+    if len(v) < HEADER_VALUE_MIN_LEN or is_placeholder(v) or (
+            v.isalpha() and (v.islower() or v.istitle())):  # a word
         return False
     if not any(c.isdigit() for c in v) and not looks_random(v):
         return False
@@ -329,42 +322,33 @@ def _strip_unquoted(text: str, start: int, end: int) -> int:
 
 def parse_value(text: str, pos: int) -> tuple[int, int, bool] | None:
     """Parse the value at ``pos``: return (start, end, quoted) of its content."""
-    m = VALUE_RE.match(text, pos)
-    if not m:
+    if not (m := VALUE_RE.match(text, pos)):
         return None
     for group in ("edq", "esq", "dq", "sq", "bq"):
         if m.group(group) is not None:
-            s, e = m.span(group)
-            return s, e, True
+            return (*m.span(group), True)
     s, e = m.span("uq")
     e = _strip_unquoted(text, s, e)
     return (s, e, False) if e > s else None
 
 
+@dataclass(frozen=True, slots=True)
 class _Ctx:
     """Per-scan state shared by the keyword handlers."""
 
-    __slots__ = ("text", "tb", "spans")
-
-    def __init__(self, text: str, tb: bytes) -> None:
-        self.text = text
-        self.tb = tb
-        self.spans: list[tuple[int, int, str]] = []
+    text: str
+    tb: bytes
+    spans: list[Span] = field(default_factory=list)
 
 
 def _key_bounds(ctx: _Ctx, i: int, j: int) -> tuple[int, int]:
     """Extend the keyword hit ``[i, j)`` to the whole name around it."""
     tb = ctx.tb
-    lo = max(0, i - MAX_KEY_SIDE)
-    ks = tb.rfind(b" ", lo, i) + 1
-    if ks == 0:
-        ks = lo
-    hi = min(len(tb), j + MAX_KEY_SIDE)
+    lo, hi = max(0, i - MAX_KEY_SIDE), min(len(tb), j + MAX_KEY_SIDE)
+    ks = tb.rfind(b" ", lo, i) + 1 or lo
     ke = tb.find(b" ", j, hi)
-    if ke == -1:
-        ke = hi
-    text = ctx.text
-    while ke > j and text[ke - 1] in ".-~":
+    ke = hi if ke == -1 else ke
+    while ke > j and ctx.text[ke - 1] in ".-~":
         ke -= 1
     return ks, ke
 
@@ -374,9 +358,7 @@ def _reverse_compare(ctx: _Ctx, lower: bytes) -> None:
     text = ctx.text
     for m in REVERSE_RE.finditer(lower):
         k = m.start()
-        q = text[k]
-        open_at = text.rfind(q, max(0, k - MAX_VALUE), k)
-        if open_at == -1:
+        if (open_at := text.rfind(text[k], max(0, k - MAX_VALUE), k)) == -1:  # the quote
             continue
         s, e = open_at + 1, k
         name_at = m.end()
@@ -388,24 +370,16 @@ def _reverse_compare(ctx: _Ctx, lower: bytes) -> None:
 
 
 def _handle_bearer(ctx: _Ctx, i: int) -> int:
-    m = _BEARER.match(ctx.text, i)
-    if not m:
-        return i + 6
-    s, e = m.span("v")
-    if _header_value_ok(m.group("v")):
-        ctx.spans.append((s, e, "bearer"))
-        return e
+    if (m := _BEARER.match(ctx.text, i)) and _header_value_ok(m.group("v")):
+        ctx.spans.append((*m.span("v"), "bearer"))
+        return m.end("v")
     return i + 6
 
 
 def _keyword_hits(lower: bytes) -> list[re.Match[bytes]]:
     """Keyword matches of every keyword regex, in text order."""
-    hits: list[re.Match[bytes]] = []
-    for kw in _KEYWORDS:
-        if kw in lower:
-            hits.extend(keyword_re(kw).finditer(lower))
-    hits.sort(key=lambda m: m.start())
-    return hits
+    hits = [m for kw in _KEYWORDS if kw in lower for m in keyword_re(kw).finditer(lower)]
+    return sorted(hits, key=lambda m: m.start())
 
 
 #: What a name stands after when its ``=`` starts a literal (.env, a query, a conninfo).
@@ -428,7 +402,7 @@ _TO_NAMES = ("word", "phrase", "pass", "token", "secret")
 _LINE_END_OPS = (b":", b"=", b":=", b"=>")
 
 
-def find_keyword_secrets(text: str, lower: bytes, tb: bytes) -> list[tuple[int, int, str]]:
+def find_keyword_secrets(text: str, lower: bytes, tb: bytes) -> list[Span]:
     """All keyword-assignment secrets in ``text`` (``lower``/``tb``: its byte views)."""
     ctx = _Ctx(text, tb)
     spans = ctx.spans
@@ -458,8 +432,7 @@ def find_keyword_secrets(text: str, lower: bytes, tb: bytes) -> list[tuple[int, 
                 resume = max(resume, _prose_value(ctx, kind, name, ks, m.end(), ne))
             continue
         if m.group("attr") is not None:
-            am = _ATTR_VALUE.match(text, m.end())
-            if am:
+            if am := _ATTR_VALUE.match(text, m.end()):
                 s, e = am.span("v")
                 if _value_ok(kind, text[s:e], True):
                     spans.append((s, e, "keyword-assignment"))
@@ -482,13 +455,11 @@ def find_keyword_secrets(text: str, lower: bytes, tb: bytes) -> list[tuple[int, 
     if b"-" in lower:
         for m in FLAG_RE.finditer(lower):
             ks, ke = m.start(), m.end("n")
-            if ks > 0 and lower[ks - 1] not in b" \t\n\"'=(":
-                continue
-            if not _HAS_KEYWORD.search(m.group("n")):
+            starts_word = ks == 0 or lower[ks - 1] in b" \t\n\"'=("
+            if not starts_word or not _HAS_KEYWORD.search(m.group("n")):
                 continue
             name = text[ks:ke]
-            kind = classify_name(name.strip("-.$@"))
-            if kind is not None:
+            if (kind := classify_name(name.strip("-.$@"))) is not None:
                 _assigned_value(ctx, kind, name, m.end(), ke)
     return spans
 
@@ -504,20 +475,15 @@ def _prose_value(ctx: _Ctx, kind: str, name: str, ks: int, pos: int, ne: int) ->
             return ne
         kind = named
     if _is_credentials_name(name):
-        end = _credential_pair(ctx, pos)
-        if end:
+        if end := _credential_pair(ctx, pos):
             return end
-    parsed = parse_value(text, pos)
-    if parsed is None:
+    if (parsed := parse_value(text, pos)) is None:
         return ne
     s, e, quoted = parsed
     value = text[s:e]
-    if quoted:
-        ok = _value_ok(kind, value, True)
-    else:
-        ok = prose_secret_ok(value, passphrase="phrase" in name.lower())
-        if ok and kind != PASSWORD:
-            ok = token_value_ok(value, False)
+    ok = _value_ok(kind, value, True) if quoted else (
+        prose_secret_ok(value, passphrase="phrase" in name.lower())
+        and (kind == PASSWORD or token_value_ok(value, False)))
     if ok:
         ctx.spans.append((s, e, "password-in-prose" if kind == PASSWORD else "secret-in-prose"))
         return e
@@ -549,8 +515,7 @@ def _is_credentials_name(name: str) -> bool:
 def _credential_pair(ctx: _Ctx, pos: int) -> int:
     """A ``user / password`` pair after a credentials name; return its end, 0 if none."""
     text = ctx.text
-    m = _CREDENTIAL_PAIR.match(text, pos)
-    if not m:
+    if not (m := _CREDENTIAL_PAIR.match(text, pos)):
         return 0
     s, e = m.span("p")
     e = _strip_unquoted(text, s, e)
@@ -564,9 +529,7 @@ def _credential_pair(ctx: _Ctx, pos: int) -> int:
 def _xml_element(ctx: _Ctx, kind: str, ks: int, pos: int) -> int:
     """``<apiToken>value</apiToken>``."""
     text = ctx.text
-    if ks == 0 or text[ks - 1] != "<":
-        return pos
-    m = _XML_VALUE.match(text, pos)
+    m = _XML_VALUE.match(text, pos) if ks > 0 and text[ks - 1] == "<" else None
     if not m:
         return pos
     s, e = m.span("v")
@@ -579,30 +542,23 @@ def _xml_element(ctx: _Ctx, kind: str, ks: int, pos: int) -> int:
 _NEXT_LINE_QUOTE = re.compile(r"[ \t]*\r?\n[ \t]{0,64}(?=[\"'`])")
 
 
-def _assigned_value(
-    ctx: _Ctx, kind: str, name: str, pos: int, ne: int, next_line: bool = False,
-    literal: bool = False,
-) -> int:
-    """Judge the value at ``pos`` assigned to ``name``; return where to resume.
-
-    With ``next_line``, a quoted value alone on the next line counts (``"key":\n  "v"``);
-    with ``literal`` (``_literal_layout``), a value the line ends after is a literal.
-    """
+def _assigned_value(ctx: _Ctx, kind: str, name: str, pos: int, ne: int,
+                    next_line: bool = False, literal: bool = False) -> int:
+    """Judge the value at ``pos`` assigned to ``name``; return where to resume. With
+    ``next_line``, a quoted value alone on the next line counts (``"key":\n  "v"``); with
+    ``literal`` (``_literal_layout``), a value the line ends after is a literal."""
     text = ctx.text
     if "auth" in name or "Auth" in name or "AUTH" in name:
         # Authorization: Bearer xxx / "auth": "Basic xxx"
         q = pos + 1 if pos < len(text) and text[pos] in "\"'`" else pos
-        sm = _AUTH_SCHEMES.match(text, q)
-        if sm:
-            m = _HEADER_CREDENTIAL.match(text, sm.end())
-            if m:
+        if sm := _AUTH_SCHEMES.match(text, q):
+            if m := _HEADER_CREDENTIAL.match(text, sm.end()):
                 if _header_value_ok(m.group()):
                     ctx.spans.append((m.start(), m.end(), "authorization"))
                 return m.end()
     if kind == TOKEN and _is_credentials_name(name) and (end := _credential_pair(ctx, pos)):
         return end
-    parsed = parse_value(text, pos)
-    if parsed is None and next_line:
+    if (parsed := parse_value(text, pos)) is None and next_line:
         # Pretty-printed JSON: ``"password":`` at the end of a line, the value on the next.
         nl = _NEXT_LINE_QUOTE.match(text, pos)
         parsed = parse_value(text, nl.end()) if nl else None
@@ -627,21 +583,17 @@ def _assigned_value(
 
 # --- names that are only secret for one provider --------------------------------------------
 
-_UUID = r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
-
 #: (word starting a word of the name, value format, kind, min entropy): gitleaks-style
 #: "keyword + format" rules for names that carry no secret word (``cloudflare: ...``,
-#: ``SONAR_LOGIN = ...``, Bundler's ``BUNDLE_GEMS__EXAMPLE__COM=user:pass``).
-PROVIDER_NAMES: tuple[tuple[bytes, re.Pattern[str], str, float], ...] = tuple(
-    (word, re.compile(fmt), kind, min_entropy)
-    for word, fmt, kind, min_entropy in (
-        (b"cloudflare", r"[\w-]{40}|[a-f0-9]{37}", "cloudflare-api-key", 2.8),
-        (b"sourcegraph", r"[a-fA-F0-9]{40}", "sourcegraph-token", 2.8),
-        (b"sonar", r"(?:sq[upa]_)?[A-Za-z0-9]{40}", "sonar-token", 2.8),
-        (b"sumo", r"su[A-Za-z0-9]{12}|[A-Za-z0-9]{64}", "sumologic-key", 2.8),
-        (b"messagebird", _UUID + r"|[A-Za-z0-9]{25}", "messagebird-key", 2.8),
-        (b"bundle_", r"[^\s:\"']{3,128}:[^\s:\"']{3,256}", "bundler-credentials", 2.0),
-    )
+#: ``SONAR_LOGIN = ...``, Bundler's ``BUNDLE_GEMS__EXAMPLE__COM=user:pass``). A format is
+#: compiled (and cached by ``re``) when a value is first checked against it.
+PROVIDER_NAMES = (
+    (b"cloudflare", r"[\w-]{40}|[a-f0-9]{37}", "cloudflare-api-key", 2.8),
+    (b"sourcegraph", r"[a-fA-F0-9]{40}", "sourcegraph-token", 2.8),
+    (b"sonar", r"(?:sq[upa]_)?[A-Za-z0-9]{40}", "sonar-token", 2.8),
+    (b"sumo", r"su[A-Za-z0-9]{12}|[A-Za-z0-9]{64}", "sumologic-key", 2.8),
+    (b"messagebird", UUID + r"|[A-Za-z0-9]{25}", "messagebird-key", 2.8),
+    (b"bundle_", r"[^\s:\"']{3,128}:[^\s:\"']{3,256}", "bundler-credentials", 2.0),
 )
 
 _OPS = ("=", ":", ":=", "::=", ":::=", "?=", ".=", "=>", ",")
@@ -655,13 +607,11 @@ def _names_provider(name: str, word: bytes) -> bool:
         # Bundler credentials: BUNDLE_<HOST> with dots written as "__".
         return name.upper().startswith("BUNDLE_") and "__" in name[7:]
     words = split_words(name)
-    if any(part.startswith(w) for part in words):
-        return True
     joined = ["".join(words[k : k + n]) for k in range(len(words)) for n in (2, 3)]
-    return w in joined
+    return any(part.startswith(w) for part in words) or w in joined
 
 
-def find_provider_name_secrets(text: str, lower: bytes, tb: bytes) -> list[tuple[int, int, str]]:
+def find_provider_name_secrets(text: str, lower: bytes, tb: bytes) -> list[Span]:
     """Values whose format is only a secret under a provider's name (``SONAR_LOGIN=...``)."""
     ctx = _Ctx(text, tb)
     for word, fmt, kind, min_entropy in PROVIDER_NAMES:
@@ -670,13 +620,11 @@ def find_provider_name_secrets(text: str, lower: bytes, tb: bytes) -> list[tuple
             ks, ke = _key_bounds(ctx, i, i + len(word))
             nxt = ke + 1
             if _names_provider(text[ks:ke].lstrip("$-"), word):
-                a = ASSIGN_RE.match(text, ke)
-                if a is not None and a.group("op") in _OPS:
-                    parsed = parse_value(text, a.end())
-                    if parsed:
+                if (a := ASSIGN_RE.match(text, ke)) is not None and a.group("op") in _OPS:
+                    if parsed := parse_value(text, a.end()):
                         s, e, _quoted = parsed
                         value = text[s:e]
-                        if fmt.fullmatch(value) and provider_token_ok(value, min_entropy):
+                        if re.fullmatch(fmt, value) and provider_token_ok(value, min_entropy):
                             ctx.spans.append((s, e, kind))
                             nxt = e
             i = lower.find(word, max(nxt, i + 1))

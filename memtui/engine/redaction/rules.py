@@ -1,14 +1,9 @@
 """Provider token formats: credentials that identify themselves by their shape.
 
-Each rule is written from the provider's documented token format (a fixed literal prefix
-and a body of known alphabet and length). The engine does not run every rule over the
-text: it finds *runs* of token characters (``[A-Za-z0-9_.~-]``, 16 or more) with a
-byte-level scan, and only runs the rules whose literal prefix starts such a run. Ordinary
-text therefore pays for one cheap pass, not for ~130 regexes.
-
-A few formats have no fixed prefix (Azure client secrets, Discord bot tokens, Telegram bot
-tokens, Mailchimp keys, Facebook app tokens); they are checked by :func:`match_run` from
-cheap features of the run (a ``Q~`` inside, the character before it, ...).
+Each rule follows a provider's documented format (a literal prefix, a body of known alphabet
+and length). Only the rules whose prefix starts a *run* of 16+ token characters are tried,
+so ordinary text pays for one byte-level pass. Formats without a prefix (Azure, Discord,
+Telegram, Mailchimp, Facebook) are picked by :func:`match_run` from cheap features of a run.
 """
 
 from __future__ import annotations
@@ -18,12 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
 
-from .entropy import (
-    is_sequential,
-    looks_random,
-    provider_token_ok,
-    shannon_entropy,
-)
+from .entropy import Span, is_sequential, looks_random, provider_token_ok, shannon_entropy
 
 #: Minimum length of a run of token characters worth looking at.
 MIN_RUN = 16
@@ -37,19 +27,14 @@ MAX_WRAPPED_LINES = 4
 #: Shortest ``ya29.`` Google OAuth access token taken (real ones are 150+ characters).
 GOOGLE_ACCESS_TOKEN_MIN_LEN = 40
 
-_END = r"(?![A-Za-z0-9_-])"  # the token stops here
-_END_NODOT = _END  # a trailing "." (end of sentence) does not extend a token
+_END = r"(?![A-Za-z0-9_-])"  # the token stops here (a "." after it ends a sentence)
 
 
 @dataclass(frozen=True)
 class TokenRule:
-    """One provider format.
-
-    ``pattern`` is matched (``re.match``) at the start of a run that begins with one of
-    ``prefixes``; the match is the secret. The body used for the entropy check is the secret
-    minus its first ``len(prefix)`` characters. The pattern is compiled the first time a run
-    starts with a prefix (a text meets few of them).
-    """
+    """One provider format: ``pattern`` matched where a run starts with one of ``prefixes``
+    is the secret; its body (after the prefix) must pass the entropy check. The pattern is
+    compiled the first time a run starts with a prefix (a text meets few of them)."""
 
     kind: str
     prefixes: tuple[str, ...]
@@ -64,27 +49,18 @@ class TokenRule:
 
     def check(self, text: str, pos: int, prefix: str) -> tuple[int, int] | None:
         """Return the secret's span when the rule matches at ``pos``."""
-        m = self.regex.match(text, pos)
-        if not m:
+        if not (m := self.regex.match(text, pos)):
             return None
         value = m.group()
         body = value[len(prefix) :] if value.startswith(prefix) else value
-        if not provider_token_ok(body, self.min_entropy):
-            return None
-        if self.validator is not None and not self.validator(value):
-            return None
-        return m.span()
+        ok = provider_token_ok(body, self.min_entropy) and (
+            self.validator is None or self.validator(value))
+        return m.span() if ok else None
 
 
-def _rule(
-    kind: str,
-    prefixes: str | tuple[str, ...],
-    pattern: str,
-    min_entropy: float = 2.5,
-    validator: Callable[[str], bool] | None = None,
-) -> TokenRule:
-    if isinstance(prefixes, str):
-        prefixes = (prefixes,)
+def _rule(kind: str, prefixes: str | tuple[str, ...], pattern: str, min_entropy: float = 2.5,
+          validator: Callable[[str], bool] | None = None) -> TokenRule:
+    prefixes = (prefixes,) if isinstance(prefixes, str) else prefixes
     return TokenRule(kind, prefixes, pattern, min_entropy, validator)
 
 
@@ -98,12 +74,7 @@ def _mixed_case(value: str) -> bool:
 
 
 def _has_digit_and_cases(value: str) -> bool:
-    body = value[2:]
-    return (
-        any(c.isdigit() for c in body)
-        and any(c.isupper() for c in body)
-        and any(c.islower() for c in body)
-    )
+    return all(any(test(c) for c in value[2:]) for test in (str.isdigit, str.isupper, str.islower))
 
 
 def _has_letter(value: str) -> bool:
@@ -122,10 +93,10 @@ TOKEN_RULES: tuple[TokenRule, ...] = (
     _rule("github-app-token", ("ghu_", "ghs_"), r"gh[us]_[A-Za-z0-9]{36,255}" + _END, 3.0),
     _rule("github-refresh-token", "ghr_", r"ghr_[A-Za-z0-9]{36,255}" + _END, 3.0),
     _rule("github-fine-grained-pat", "github_pat_", r"github_pat_\w{70,120}" + _END, 3.0),
-    _rule("gitlab-pat", "glpat-", r"glpat-[\w-]{20,300}(?:\.[0-9a-z]{9})?" + _END_NODOT, 3.0),
+    _rule("gitlab-pat", "glpat-", r"glpat-[\w-]{20,300}(?:\.[0-9a-z]{9})?" + _END, 3.0),
     _rule("gitlab-pipeline-trigger-token", "glptt-", r"glptt-[\w-]{40}" + _END, 3.0),
     _rule("gitlab-runner-registration-token", "GR1348941", r"GR1348941[\w-]{20,64}" + _END, 3.0),
-    _rule("gitlab-runner-token", "glrt-", r"glrt-[\w-]{20,300}(?:\.[0-9a-z]{9})?" + _END_NODOT),
+    _rule("gitlab-runner-token", "glrt-", r"glrt-[\w-]{20,300}(?:\.[0-9a-z]{9})?" + _END),
     _rule("gitlab-cicd-job-token", "glcbt-", r"glcbt-(?:[0-9a-zA-Z]{1,5}_)?[\w-]{20,64}" + _END),
     _rule("gitlab-deploy-token", "gldt-", r"gldt-[\w-]{20,64}" + _END),
     _rule("gitlab-feed-token", "glft-", r"glft-[\w-]{20,64}" + _END),
@@ -138,8 +109,7 @@ TOKEN_RULES: tuple[TokenRule, ...] = (
     _rule("bitbucket-app-password", "ATBB", r"ATBB[A-Za-z0-9_=.-]{28,64}" + _END, 3.0),
     # --- cloud --------------------------------------------------------------------------
     _rule("aws-access-key",
-          ("AKIA", "ASIA", "ABIA", "ACCA", "A3T", "AGPA", "AIDA", "AROA", "AIPA", "ANPA", "ANVA",
-           "APKA"),
+          tuple("AKIA ASIA ABIA ACCA A3T AGPA AIDA AROA AIPA ANPA ANVA APKA".split()),
           r"(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA|APKA)[A-Z0-9]{16}"
           r"(?![A-Za-z0-9])", 0.0),
     _rule("aws-bedrock-api-key", "ABSKQmVkcm9ja0FQSUtleS",
@@ -161,10 +131,10 @@ TOKEN_RULES: tuple[TokenRule, ...] = (
     _rule("dynatrace-token", "dt0c01.", r"dt0c01\.[A-Za-z0-9]{24}\.[A-Za-z0-9]{64}" + _END),
     _rule("hashicorp-vault-token", "hvs.", r"hvs\.[\w-]{90,200}" + _END, 3.0),
     # Short service tokens (a dev server's root token: ``hvs.`` + 24 characters).
-    _rule("hashicorp-vault-token", "hvs.", r"hvs\.[A-Za-z0-9]{24,89}" + _END_NODOT, 3.0,
+    _rule("hashicorp-vault-token", "hvs.", r"hvs\.[A-Za-z0-9]{24,89}" + _END, 3.0,
           validator=_has_digit_and_cases),
     _rule("hashicorp-vault-token", ("hvb.", "hvr."), r"hv[br]\.[\w-]{90,400}" + _END, 3.0),
-    _rule("hashicorp-vault-token", "s.", r"s\.[A-Za-z0-9]{24}" + _END_NODOT, 3.0,
+    _rule("hashicorp-vault-token", "s.", r"s\.[A-Za-z0-9]{24}" + _END, 3.0,
           validator=_has_digit_and_cases),
     _rule("harness-token", ("pat.", "sat."), r"(?:pat|sat)\.[\w-]{22}\.[\w-]{24}\.[\w-]{20}" + _END),
     _rule("cloudflare-origin-ca-key", "v1.0-", r"v1\.0-[a-f0-9]{24}-[a-f0-9]{146}" + _END),
@@ -198,14 +168,13 @@ TOKEN_RULES: tuple[TokenRule, ...] = (
     _rule("groq-api-key", "gsk_", r"gsk_[A-Za-z0-9]{52}" + _END, 3.0),
     _rule("xai-api-key", "xai-", r"xai-[A-Za-z0-9]{80}" + _END, 3.0),
     # --- chat & collaboration -----------------------------------------------------------
-    _rule("slack-token", ("xoxb-", "xoxp-", "xoxa-", "xoxr-", "xoxs-", "xoxo-", "xoxe-"),
+    _rule("slack-token", tuple(f"xox{c}-" for c in "bparsoe"),
           r"xox[baprseo]-(?:\d-)?(?:\d{6,15}-){1,3}[A-Za-z0-9]{8,64}" + _END, 2.5),
     _rule("slack-token", "xoxb-", r"xoxb-\d{8,14}-[A-Za-z0-9]{16,32}" + _END, 3.0),
     _rule("slack-config-token", "xoxe.", r"xoxe\.xox[bp]-\d-[A-Za-z0-9]{100,200}" + _END, 3.0),
     _rule("slack-config-token", "xoxe-", r"xoxe-\d-[A-Za-z0-9]{100,200}" + _END, 3.0),
     _rule("slack-app-token", "xapp-", r"xapp-\d-[A-Z0-9]+-\d+-[a-z0-9]+" + _END, 3.0),
-    _rule("slack-token",
-          ("xoxb-", "xoxp-", "xoxa-", "xoxr-", "xoxs-", "xoxo-", "xoxe-", "xoxc-", "xoxd-"),
+    _rule("slack-token", tuple(f"xox{c}-" for c in "bparsoecd"),
           r"xox[a-z]-[A-Za-z0-9-]{20,250}" + _END, 3.0, validator=_random_tail),
     _rule("notion-token", "ntn_", r"ntn_\d{11}[A-Za-z0-9]{35}" + _END, 3.0, validator=_has_letter),
     _rule("notion-token", "secret_", r"secret_[A-Za-z0-9]{43}" + _END, 3.5),
@@ -242,7 +211,7 @@ TOKEN_RULES: tuple[TokenRule, ...] = (
     _rule("adobe-client-secret", "p8e-", r"p8e-[A-Za-z0-9]{32}" + _END, 3.0),
     _rule("gocardless-token", "live_", r"live_[\w=-]{40}" + _END, 3.0, validator=_random_tail),
     # --- messaging ----------------------------------------------------------------------
-    _rule("sendgrid-api-key", "SG.", r"SG\.(?:[\w=-]{20,24}\.[\w=-]{39,50}|[\w=-]{66})" + _END_NODOT, 3.0),
+    _rule("sendgrid-api-key", "SG.", r"SG\.(?:[\w=-]{20,24}\.[\w=-]{39,50}|[\w=-]{66})" + _END, 3.0),
     _rule("sendinblue-api-key", "xkeysib-", r"xkeysib-[a-f0-9]{64}-[A-Za-z0-9]{16}" + _END),
     _rule("mailgun-key", ("key-", "pubkey-"), r"(?:pub)?key-[a-f0-9]{32}" + _END, 3.0),
     _rule("twilio-api-key", "SK", r"SK[0-9a-fA-F]{32}" + _END, 3.0),
@@ -270,18 +239,16 @@ TOKEN_RULES: tuple[TokenRule, ...] = (
 EXCLUSIVE_PREFIXES = ("sk-ant-",)
 
 
-def _build_index(rules: tuple[TokenRule, ...]) -> dict[str, list[tuple[str, TokenRule]]]:
+def _build_index(keep: Callable[[str], bool]) -> dict[str, list[tuple[str, TokenRule]]]:
+    """The rules by the first two characters of each of their prefixes that ``keep`` keeps."""
     index: dict[str, list[tuple[str, TokenRule]]] = {}
-    for rule in rules:
-        for prefix in rule.prefixes:
+    for rule in TOKEN_RULES:
+        for prefix in filter(keep, rule.prefixes):
             index.setdefault(prefix[:2], []).append((prefix, rule))
     # Longer prefixes first so that the specific rule is tried before the generic one.
     for entries in index.values():
         entries.sort(key=lambda e: -len(e[0]))
     return index
-
-
-PREFIX_INDEX = _build_index(TOKEN_RULES)
 
 
 def _distinctive(prefix: str) -> bool:
@@ -290,12 +257,9 @@ def _distinctive(prefix: str) -> bool:
     return len(prefix) > GLUED_SHORT_PREFIX_LEN or "_" in prefix or not prefix.islower()
 
 
+PREFIX_INDEX = _build_index(bool)
 #: Prefixes looked for after a ``-``, ``_`` or ``.`` inside a run: the distinctive ones.
-GLUED_INDEX = _build_index(tuple(
-    TokenRule(r.kind, tuple(filter(_distinctive, r.prefixes)), r.pattern, r.min_entropy,
-              r.validator)
-    for r in TOKEN_RULES
-))
+GLUED_INDEX = _build_index(_distinctive)
 _GLUED = re.compile(r"[-_.](?=" + "|".join(map(re.escape, sorted(GLUED_INDEX))) + ")")
 #: A wrapped token's next piece: a run of token characters alone at the start of a line.
 _CONTINUATION = re.compile(r"\r?\n[ \t]{0,16}(?P<run>[A-Za-z0-9_.~-]{1,1024})(?=\s|$)")
@@ -319,12 +283,9 @@ _TWILIO_AUTH_BEFORE = re.compile(
 _HEX32 = re.compile(r"[0-9a-f]{32}")
 
 
-def match_run(text: str, start: int, end: int) -> list[tuple[int, int, str]]:
-    """Secrets found in the run ``text[start:end]`` (``end`` is where the run stops).
-
-    The run's first two characters pick the prefix rules to try; a few cheap features of
-    the run pick the prefix-less rules.
-    """
+def match_run(text: str, start: int, end: int) -> list[Span]:
+    """Secrets found in the run ``text[start:end]``: its first two characters pick the prefix
+    rules to try, a few cheap features of it the prefix-less rules."""
     found = _prefixed(text, start, end) if text[start : start + 2] in PREFIX_INDEX else []
     glue = None if found else _GLUED.search(text, start + 1, end - MIN_RUN)
     while glue is not None and not found:
@@ -349,8 +310,7 @@ def match_run(text: str, start: int, end: int) -> list[tuple[int, int, str]]:
         if m and shannon_entropy(m.group()[:32]) >= HEX_ENTROPY_MIN:
             found.append((m.start(), m.end(), "mailchimp-api-key"))
     if "atlasv1" in run:
-        m = _TF_TOKEN.search(text, start, end)
-        if m and provider_token_ok(m.group(), 3.0):
+        if (m := _TF_TOKEN.search(text, start, end)) and provider_token_ok(m.group(), 3.0):
             found.append((m.start(), m.end(), "terraform-cloud-token"))
     if start > 5:
         before = text[start - 1]
@@ -362,8 +322,7 @@ def match_run(text: str, start: int, end: int) -> list[tuple[int, int, str]]:
                 if m and looks_random(run) and provider_token_ok(run, 3.0):
                     found.append((m.start(), m.end(), "telegram-bot-token"))
             elif run[0] == "A":
-                m = _TELEGRAM.match(text, digits)
-                if m and provider_token_ok(run[:35], 3.0):
+                if (m := _TELEGRAM.match(text, digits)) and provider_token_ok(run[:35], 3.0):
                     found.append((m.start(), m.end(), "telegram-bot-token"))
         elif before == "|":
             m = _FACEBOOK_APP.match(text, _digits_start(text, start - 1))
@@ -373,39 +332,34 @@ def match_run(text: str, start: int, end: int) -> list[tuple[int, int, str]]:
 
 
 def _prefixed(text: str, start: int, end: int,
-              index: dict[str, list[tuple[str, TokenRule]]] = PREFIX_INDEX
-              ) -> list[tuple[int, int, str]]:
+              index: dict[str, list[tuple[str, TokenRule]]] = PREFIX_INDEX) -> list[Span]:
     """The provider token starting at ``start`` (the run ends at ``end``), also when it is
     wrapped onto the next lines."""
     for prefix, rule in index.get(text[start : start + 2], ()):
         if not text.startswith(prefix, start):
             continue
-        span = rule.check(text, start, prefix)
-        if span:
+        if span := rule.check(text, start, prefix):
             return [(span[0], span[1], rule.kind)]
         if text.startswith(("\n", "\r\n"), end):
-            wrapped = _wrapped(text, start, end, prefix, rule)
-            if wrapped:
+            if wrapped := _wrapped(text, start, end, prefix, rule):
                 return wrapped
         if prefix in EXCLUSIVE_PREFIXES:
             break
     return []
 
 
-def _wrapped(text: str, start: int, end: int, prefix: str, rule: TokenRule
-             ) -> list[tuple[int, int, str]]:
+def _wrapped(text: str, start: int, end: int, prefix: str, rule: TokenRule) -> list[Span]:
     """A token broken over lines (``sk-ant-api03-...`` then the rest alone on the next
     line): one span per line piece when the joined pieces match ``rule``."""
     pieces = [(start, end)]
     for _ in range(MAX_WRAPPED_LINES - 1):
-        line = _CONTINUATION.match(text, pieces[-1][1])
-        if line is None:
+        if (line := _CONTINUATION.match(text, pieces[-1][1])) is None:
             break
         pieces.append(line.span("run"))
         joined = "".join(text[s:e] for s, e in pieces)
         span = rule.check(joined, 0, prefix)
         if span and span[1] > len(joined) - (line.end() - line.start("run")):
-            spans: list[tuple[int, int, str]] = []
+            spans: list[Span] = []
             left = span[1]
             for s, e in pieces:
                 spans.append((s, min(e, s + left), rule.kind))

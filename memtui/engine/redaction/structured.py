@@ -1,13 +1,13 @@
-"""Secrets that live in a structure: PEM blocks, URLs, curl options, Kubernetes Secrets,
-webhook URLs. Each detector is gated by a literal check on the lower-cased bytes so that
-ordinary text only pays for a few ``in`` tests.
-"""
+"""Secrets that live in a structure: PEM blocks, URLs, curl options, credential files,
+Kubernetes Secrets, webhook URLs (each detector run only when a literal is in the text)."""
 
 from __future__ import annotations
 
 import re
 
 from .entropy import (
+    PLACEHOLDER,
+    Span,
     is_placeholder,
     literal_value_ok,
     looks_random,
@@ -35,12 +35,10 @@ _BASE64_RUN = re.compile(r"[A-Za-z0-9+/=]{" + str(PEM_MIN_BASE64_RUN) + ",}")
 _PEM_EDGE = re.compile(r"(?:\s|\\[nr])+")
 
 
-def find_pem_blocks(text: str) -> list[tuple[int, int, str]]:
-    """Private key bodies between BEGIN and END lines (the armour lines are kept).
-
-    A block without an END line (a truncated paste) is redacted up to the next blank line.
-    """
-    spans: list[tuple[int, int, str]] = []
+def find_pem_blocks(text: str) -> list[Span]:
+    """Private key bodies between BEGIN and END lines (the armour lines are kept); a block
+    without an END line (a truncated paste) up to the next blank line."""
+    spans: list[Span] = []
     next_end = -2  # cached position of the next "-----END" (monotonic search)
     next_blank = -2
     next_begin = -2
@@ -53,7 +51,7 @@ def find_pem_blocks(text: str) -> list[tuple[int, int, str]]:
         end = next_end
         if end != -1 and end - body_start <= PEM_MAX_BODY and (next_begin == -1 or end < next_begin):
             body = text[body_start:end]
-            if not _BASE64_RUN.search(body) or "[REDACTED]" in body:
+            if not _BASE64_RUN.search(body) or PLACEHOLDER in body:
                 continue
             s, e = _trim_edges(text, body_start, end)
             if e > s:
@@ -62,19 +60,16 @@ def find_pem_blocks(text: str) -> list[tuple[int, int, str]]:
         # Unterminated: redact to the next blank line or BEGIN, bounded.
         if next_blank != -1 and next_blank < body_start:
             next_blank = text.find("\n\n", body_start)
-        stop = body_start + PEM_UNTERMINATED_MAX
-        for candidate in (next_blank, next_begin, len(text)):
-            if candidate != -1 and candidate < stop:
-                stop = candidate
-        s, e = _trim_edges(text, body_start, min(stop, len(text)))
-        if e > s and not text.startswith("[REDACTED]", s):
+        stop = min(c for c in (next_blank, next_begin, len(text), body_start + PEM_UNTERMINATED_MAX)
+                   if c != -1)
+        s, e = _trim_edges(text, body_start, stop)
+        if e > s and not text.startswith(PLACEHOLDER, s):
             spans.append((s, e, "pem-private-key"))
     return spans
 
 
 def _trim_edges(text: str, s: int, e: int) -> tuple[int, int]:
-    m = _PEM_EDGE.match(text, s, e)
-    if m:
+    if m := _PEM_EDGE.match(text, s, e):
         s = m.end()
     while e > s:
         if text[e - 1].isspace():
@@ -115,10 +110,10 @@ def _url_key_ok(user: str) -> bool:
     return looks_random(user, strict=True)
 
 
-def find_url_passwords(text: str) -> list[tuple[int, int, str]]:
+def find_url_passwords(text: str) -> list[Span]:
     """Secrets in a URL's userinfo: ``scheme://user:password@host`` (user and host kept), and
     a key used as the user (``https://<key>@o1.ingest.sentry.io/2``, a Sentry DSN)."""
-    spans: list[tuple[int, int, str]] = []
+    spans: list[Span] = []
     i = text.find("://")
     while i != -1:
         nxt = i + 3
@@ -129,10 +124,10 @@ def find_url_passwords(text: str) -> list[tuple[int, int, str]]:
             if at == -1:
                 m = None  # host:port, no password
         if m and _SCHEME_BEFORE.search(text, max(0, i - 31), i + 1):
+            user = m.group("user")
             if at != -1:
                 ps = m.end()
                 pw = text[ps:at]
-                user = m.group("user")
                 # ``host:8080/path/@scope`` is a port and a path, not a password.
                 if not _PORT_THEN_PATH.match(pw) and not is_placeholder(pw) and not pw.startswith("$"):
                     spans.append((ps, at, "url-password"))
@@ -140,7 +135,6 @@ def find_url_passwords(text: str) -> list[tuple[int, int, str]]:
                         spans.append((m.start("user"), m.end("user"), _url_key_kind(text, at + 1)))
                     nxt = at + 1
             elif m.group("sep") == "@" and _HOST_CHAR.match(text, m.end()):
-                user = m.group("user")
                 if _URL_KEY_USER.fullmatch(user) and _url_key_ok(user):
                     spans.append((m.start("user"), m.end("user"), _url_key_kind(text, m.end())))
                     nxt = m.end()
@@ -157,8 +151,7 @@ def _password_end(text: str, start: int) -> int:
         limit = other
     if text.find("@", start, limit) == -1:
         return -1  # host:port/path
-    run = _URL_PASSWORD_RUN.match(text, start, limit)
-    if not run:
+    if not (run := _URL_PASSWORD_RUN.match(text, start, limit)):
         return -1
     at = text.rfind("@", start, run.end())
     while at > start:
@@ -185,19 +178,13 @@ _PERCENT = re.compile(r"%([0-9A-Fa-f]{2})")
 _BASE64 = re.compile(r"[A-Za-z0-9+/_-]+={0,2}")
 
 
-def find_sas_signatures(text: str) -> list[tuple[int, int, str]]:
-    """Azure SAS signatures (``...&sig=<base64>`` in a URL or a connection string).
-
-    (A Telegram bot token in a Bot API path is found with the provider tokens.)"""
-    spans: list[tuple[int, int, str]] = []
+def find_sas_signatures(text: str) -> list[Span]:
+    """Azure SAS signatures (``...&sig=<base64>`` in a URL or a connection string)."""
+    spans: list[Span] = []
     for m in _SAS_SIG.finditer(text):
-        value = m.group("v")
-        decoded = _PERCENT.sub(lambda p: chr(int(p.group(1), 16)), value)
-        if (
-            len(decoded) >= SAS_SIGNATURE_MIN_LEN
-            and _BASE64.fullmatch(decoded)
-            and shannon_entropy(decoded) >= SAS_ENTROPY_MIN
-        ):
+        decoded = _PERCENT.sub(lambda p: chr(int(p.group(1), 16)), m.group("v"))
+        if len(decoded) >= SAS_SIGNATURE_MIN_LEN and _BASE64.fullmatch(decoded) and (
+                shannon_entropy(decoded) >= SAS_ENTROPY_MIN):
             spans.append((m.start("v"), m.end("v"), "azure-sas-signature"))
     return spans
 
@@ -212,13 +199,10 @@ _FLY_TOKEN = re.compile(
 )
 
 
-def find_fly_tokens(text: str) -> list[tuple[int, int, str]]:
+def find_fly_tokens(text: str) -> list[Span]:
     """``FlyV1 fm2_...`` authorization values (any length once the scheme names them)."""
-    spans: list[tuple[int, int, str]] = []
-    for m in _FLY_TOKEN.finditer(text):
-        if provider_token_ok(m.group("t")[4:], 3.0):
-            spans.append((m.start("t"), m.end("t"), "flyio-token"))
-    return spans
+    return [(m.start("t"), m.end("t"), "flyio-token") for m in _FLY_TOKEN.finditer(text)
+            if provider_token_ok(m.group("t")[4:], 3.0)]
 
 
 # --- curl -u user:password -------------------------------------------------------------
@@ -226,9 +210,9 @@ def find_fly_tokens(text: str) -> list[tuple[int, int, str]]:
 _CURL_USER = re.compile(r"(?:(?<=\s)-u|--user)(?:[ \t]+|=)(?P<arg>(?:\"[^\"\n]*\"|'[^'\n]*'|[^\s\"'])+)")
 
 
-def find_curl_credentials(text: str, lower: bytes) -> list[tuple[int, int, str]]:
+def find_curl_credentials(text: str, lower: bytes) -> list[Span]:
     """``curl -u user:password`` / ``--user``: the password (or a key used as the user)."""
-    spans: list[tuple[int, int, str]] = []
+    spans: list[Span] = []
     i = lower.find(b"curl")
     while i != -1:
         end = _command_end(text, i)
@@ -241,32 +225,26 @@ def find_curl_credentials(text: str, lower: bytes) -> list[tuple[int, int, str]]
 def _command_end(text: str, start: int) -> int:
     """End of a shell command starting at ``start``, following ``\\`` line continuations."""
     limit = min(len(text), start + CURL_MAX_COMMAND)
-    pos = start
-    while True:
-        nl = text.find("\n", pos, limit)
-        if nl == -1:
-            return limit
-        if text[nl - 1] == "\\" or (text[nl - 1] == "\r" and text[nl - 2] == "\\"):
-            pos = nl + 1
-            continue
-        return nl
+    nl = text.find("\n", start, limit)
+    while nl != -1 and (text[nl - 1] == "\\" or text[nl - 2 : nl] == "\\\r"):
+        nl = text.find("\n", nl + 1, limit)
+    return limit if nl == -1 else nl
 
 
-def _userinfo_spans(text: str, s: int, e: int) -> list[tuple[int, int, str]]:
+def _userinfo_spans(text: str, s: int, e: int) -> list[Span]:
     """Split a ``user:password`` argument (quotes allowed around either part)."""
     # Map characters of the unquoted argument back to text offsets.
     chars: list[int] = [k for k in range(s, e) if text[k] not in "\"'"]
     plain = "".join(text[k] for k in chars)
-    if ":" not in plain:
+    if (colon := plain.find(":")) == -1:
         return []
-    colon = plain.index(":")
     user, pw = plain[:colon], plain[colon + 1 :]
     if pw:
         if is_placeholder(pw) or pw.startswith("$") or is_placeholder(user + ":" + pw):
             return []
-        if not password_value_ok(pw, quoted=True) and not (len(pw) >= 8 and looks_random(pw)):
-            if len(pw) < 8 or pw.isalpha():
-                return []
+        weak = not password_value_ok(pw, quoted=True) and not (len(pw) >= 8 and looks_random(pw))
+        if weak and (len(pw) < 8 or pw.isalpha()):
+            return []
         return [(chars[colon + 1], chars[-1] + 1, "curl-credentials")]
     if user and not is_placeholder(user) and looks_random(user):
         return [(chars[0], chars[colon - 1] + 1, "curl-credentials")]
@@ -290,9 +268,9 @@ _COOKIE_HEADER = re.compile(r"(?i)(?<![\w-])(?:set-)?cookie[ \t]*:[ \t]*")
 _COOKIE_PAIR = re.compile(r"(?P<n>[^=;\s\"']{1,128})=\"?(?P<v>[^;\s\"]{1,4096})\"?(?:;[ \t]*)?")
 
 
-def find_netrc_passwords(text: str) -> list[tuple[int, int, str]]:
+def find_netrc_passwords(text: str) -> list[Span]:
     """The password of a netrc entry: ``machine host login ci password X``."""
-    spans: list[tuple[int, int, str]] = []
+    spans: list[Span] = []
     for machine in _NETRC_MACHINE.finditer(text):
         pos = machine.end()
         while pair := _NETRC_PAIR.match(text, pos):
@@ -302,9 +280,9 @@ def find_netrc_passwords(text: str) -> list[tuple[int, int, str]]:
     return spans
 
 
-def find_pgpass_passwords(text: str) -> list[tuple[int, int, str]]:
+def find_pgpass_passwords(text: str) -> list[Span]:
     """The password field of ``.pgpass`` lines (``db.internal:5432:app:appuser:X``)."""
-    spans: list[tuple[int, int, str]] = []
+    spans: list[Span] = []
     done = -1
     for port in _PGPASS_PORT.finditer(text):
         if port.start() < done:
@@ -318,10 +296,10 @@ def find_pgpass_passwords(text: str) -> list[tuple[int, int, str]]:
     return spans
 
 
-def find_cookie_values(text: str) -> list[tuple[int, int, str]]:
+def find_cookie_values(text: str) -> list[Span]:
     """Values of ``Cookie:`` and ``Set-Cookie:`` headers that are literals, not words
     (``session=X`` goes, ``theme=dark`` and ``Path=/`` stay)."""
-    spans: list[tuple[int, int, str]] = []
+    spans: list[Span] = []
     for header in _COOKIE_HEADER.finditer(text):
         pos = header.end()
         while pair := _COOKIE_PAIR.match(text, pos):
@@ -339,10 +317,13 @@ _K8S_ENTRY = re.compile(r"(?P<ind>[ \t]*)(?P<key>[\w.-]+):[ \t]*(?P<val>.*)")
 _B64_VALUE = re.compile(r"[A-Za-z0-9+/]+={0,2}")
 
 
-def find_k8s_secret_data(text: str) -> list[tuple[int, int, str]]:
+def find_k8s_secret_data(text: str) -> list[Span]:
     """Values under ``data:``/``stringData:`` in a ``kind: Secret`` manifest."""
-    spans: list[tuple[int, int, str]] = []
-    for doc_start, doc_end in _yaml_documents(text):
+    spans: list[Span] = []
+    # The YAML documents: the text cut at each ``---`` line.
+    separators = re.finditer(r"(?m)^---[ \t]*$", text)
+    cuts = [0, *(end for m in separators for end in m.span()), len(text)]
+    for doc_start, doc_end in zip(cuts[::2], cuts[1::2], strict=True):
         if not _K8S_KIND.search(text, doc_start, doc_end):
             continue
         for dm in _K8S_DATA.finditer(text, doc_start, doc_end):
@@ -375,58 +356,42 @@ def find_k8s_secret_data(text: str) -> list[tuple[int, int, str]]:
     return spans
 
 
-def _k8s_value(
-    text: str, s: int, e: int, string_data: bool, spans: list[tuple[int, int, str]]
-) -> None:
+def _k8s_value(text: str, s: int, e: int, string_data: bool, spans: list[Span]) -> None:
     if e > s and text[s] in "\"'" and text[e - 1] == text[s]:
         s, e = s + 1, e - 1
     value = text[s:e]
     if len(value) < K8S_MIN_VALUE or is_placeholder(value) or "{{" in value:
         return
-    if string_data:
-        if password_value_ok(value, quoted=True):
-            spans.append((s, e, "kubernetes-secret"))
-    elif _B64_VALUE.fullmatch(value) and shannon_entropy(value) >= 2.5:
+    ok = password_value_ok(value, quoted=True) if string_data else (
+        _B64_VALUE.fullmatch(value) is not None and shannon_entropy(value) >= 2.5)
+    if ok:
         spans.append((s, e, "kubernetes-secret"))
-
-
-def _yaml_documents(text: str) -> list[tuple[int, int]]:
-    docs = []
-    start = 0
-    for m in re.finditer(r"(?m)^---[ \t]*$", text):
-        docs.append((start, m.start()))
-        start = m.end()
-    docs.append((start, len(text)))
-    return docs
 
 
 # --- webhooks and provider URLs -----------------------------------------------------------
 
-_WEBHOOKS: tuple[tuple[bytes, re.Pattern[str], str], ...] = (
-    (b"hooks.slack.com", re.compile(
-        r"hooks\.slack\.com/(?:services|workflows|triggers)/(?P<s>[A-Za-z0-9_/+-]{20,250})"),
-     "slack-webhook"),
-    (b"webhook.office.com", re.compile(
-        r"webhook\.office\.com/webhookb2/"
-        r"(?P<s>[\w-]{36}@[\w-]{36}/IncomingWebhook/[\w-]{32}/[\w-]{36})"),
-     "teams-webhook"),
-    (b"discord", re.compile(r"discord(?:app)?\.com/api/webhooks/(?P<s>\d{17,20}/[\w-]{60,80})"),
-     "discord-webhook"),
-    (b"softlayer.com", re.compile(r"(?i)api\.softlayer\.com/soap/v3(?:\.1)?/(?P<s>[a-z0-9]{64})"),
-     "softlayer-api-key"),
+#: (literal, kind, pattern): compiled (and cached by ``re``) once a text holds the literal.
+_WEBHOOKS = (
+    (b"hooks.slack.com", "slack-webhook",
+     r"hooks\.slack\.com/(?:services|workflows|triggers)/(?P<s>[A-Za-z0-9_/+-]{20,250})"),
+    (b"webhook.office.com", "teams-webhook", r"webhook\.office\.com/webhookb2/"
+     r"(?P<s>[\w-]{36}@[\w-]{36}/IncomingWebhook/[\w-]{32}/[\w-]{36})"),
+    (b"discord", "discord-webhook",
+     r"discord(?:app)?\.com/api/webhooks/(?P<s>\d{17,20}/[\w-]{60,80})"),
+    (b"softlayer.com", "softlayer-api-key",
+     r"(?i)api\.softlayer\.com/soap/v3(?:\.1)?/(?P<s>[a-z0-9]{64})"),
 )
 
 
-def find_webhooks(text: str, lower: bytes) -> list[tuple[int, int, str]]:
+def find_webhooks(text: str, lower: bytes) -> list[Span]:
     """Secret parts of webhook URLs (Slack, Teams, Discord) and key-bearing API URLs."""
-    spans: list[tuple[int, int, str]] = []
-    for needle, pattern, kind in _WEBHOOKS:
+    spans: list[Span] = []
+    for needle, kind, pattern in _WEBHOOKS:
         i = lower.find(needle)
         if i == -1:
             continue
-        for m in pattern.finditer(text, max(0, i - 40)):
-            value = m.group("s")
-            if provider_token_ok(value.replace("/", ""), 3.0):
+        for m in re.compile(pattern).finditer(text, max(0, i - 40)):
+            if provider_token_ok(m.group("s").replace("/", ""), 3.0):
                 spans.append((m.start("s"), m.end("s"), kind))
     return spans
 
@@ -436,13 +401,11 @@ def find_webhooks(text: str, lower: bytes) -> list[tuple[int, int, str]]:
 _AWS_SECRET = re.compile(r"(?<![A-Za-z0-9/+=])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])")
 
 
-def find_aws_secret_near(text: str, key_spans: list[tuple[int, int, str]]) -> list[tuple[int, int, str]]:
+def find_aws_secret_near(text: str, key_spans: list[Span]) -> list[Span]:
     """40-character AWS secret keys within a few lines of an AWS access key id."""
     spans = []
     for s, e, _kind in key_spans:
-        lo = max(0, s - AWS_SECRET_WINDOW)
-        hi = min(len(text), e + AWS_SECRET_WINDOW)
-        for m in _AWS_SECRET.finditer(text, lo, hi):
+        for m in _AWS_SECRET.finditer(text, max(0, s - AWS_SECRET_WINDOW), e + AWS_SECRET_WINDOW):
             v = m.group()
             if shannon_entropy(v) >= AWS_SECRET_ENTROPY_MIN and any(c.isdigit() for c in v):
                 spans.append((m.start(), m.end(), "aws-secret-key"))

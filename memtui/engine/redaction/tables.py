@@ -7,22 +7,17 @@ A table such as::
     | prod | app  | Zt9!vRw4 |
 
 holds its secrets in cells with no ``key=value`` around them: the column header names them.
-A column counts when its header names a password, token or secret (``Password``,
-``API key``, ``Token``, ``Client secret``), not metadata about one (``Token type``,
-``Password policy``, ``Tokens``). Every cell of such a column is redacted when it holds a
-literal value; placeholders (``<redacted>``, ``$TOKEN``, ``***``, ``n/a``) and words
-(``hashed``, ``see Vault``) are kept.
-
-The detector starts from separator rows (``|---|---|``, ``|-|:-:|``), found from a pipe
-followed by a dash, so text without tables pays for one literal search.
+A column counts when its header names a password, token or secret (``API key``), not
+metadata about one (``Token type``); its cells are redacted when they hold a literal, not a
+placeholder (``<redacted>``, ``$TOKEN``) or words. The search starts from separator rows.
 """
 
 from __future__ import annotations
 
 import re
 
-from .entropy import password_value_ok, prose_secret_ok, token_value_ok
-from .keywords import PASSWORD, SECRET, TOKEN, classify_name
+from .entropy import Span, password_value_ok, prose_secret_ok, token_value_ok
+from .keywords import PASSWORD, SECRET_NAME_KINDS, classify_name
 
 KIND = "markdown-table-secret"
 #: Longest line looked at as a table row.
@@ -31,7 +26,8 @@ MAX_ROW = 4_096
 _SEPARATOR = re.compile(r"[ \t]*\|?[ \t]*:?-++:?[ \t]*(?:\|[ \t]*:?-++:?[ \t]*)*\|?[ \t]*\r?")
 _SEPARATOR_HINT = re.compile(r"\|[ \t]{0,8}:?-")
 _CELL_MARKUP = "`*_ "
-_SECRET_COLUMNS = (PASSWORD, TOKEN, SECRET)
+#: Longest header read as a column's name.
+MAX_HEADER = 64
 
 
 def _cells(text: str, start: int, end: int) -> list[tuple[int, int]]:
@@ -68,20 +64,11 @@ def _trim(text: str, s: int, e: int) -> tuple[int, int]:
     return s, e
 
 
-def _header_kind(header: str) -> str | None:
-    name = header.strip(_CELL_MARKUP + ":")
-    if not name or len(name) > 64:
-        return None
-    kind = classify_name(name)
-    return kind if kind in _SECRET_COLUMNS else None
-
-
 def _cell_ok(kind: str, value: str, quoted: bool) -> bool:
     if quoted and " " in value:
         return password_value_ok(value, True)
-    if not prose_secret_ok(value):
-        return False
-    return kind == PASSWORD or token_value_ok(value, True) or not value.isalnum()
+    return prose_secret_ok(value) and (
+        kind == PASSWORD or token_value_ok(value, True) or not value.isalnum())
 
 
 def _line_end(text: str, start: int) -> int:
@@ -89,35 +76,30 @@ def _line_end(text: str, start: int) -> int:
     return len(text) if nl == -1 else nl
 
 
-def find_table_secrets(text: str) -> list[tuple[int, int, str]]:
+def find_table_secrets(text: str) -> list[Span]:
     """Cells of Markdown table columns headed by a secret name."""
-    spans: list[tuple[int, int, str]] = []
+    spans: list[Span] = []
     hint = _SEPARATOR_HINT.search(text)
     while hint:
         i = hint.start()
         line_start = text.rfind("\n", 0, i) + 1
         line_end = _line_end(text, i)
         resume = line_end
-        if (
-            line_start >= 2
-            and line_end - line_start <= MAX_ROW
-            and _SEPARATOR.fullmatch(text, line_start, line_end)
-        ):
+        row_ok = line_start >= 2 and line_end - line_start <= MAX_ROW  # a header row above
+        if row_ok and _SEPARATOR.fullmatch(text, line_start, line_end):
             resume = _table_body(text, line_start, line_end, spans)
         hint = _SEPARATOR_HINT.search(text, resume)
     return spans
 
 
-def _table_body(text: str, sep_start: int, sep_end: int, spans: list[tuple[int, int, str]]) -> int:
+def _table_body(text: str, sep_start: int, sep_end: int, spans: list[Span]) -> int:
     """Redact the secret columns of the table whose separator row is given; return the
     offset after the last row read."""
     header_start = text.rfind("\n", 0, sep_start - 1) + 1
     header_cells = _cells(text, header_start, sep_start - 1)
-    columns = {
-        n: kind
-        for n, (s, e) in enumerate(header_cells)
-        if (kind := _header_kind(text[s:e])) is not None
-    }
+    names = [text[s:e].strip(_CELL_MARKUP + ":") for s, e in header_cells]
+    kinds = [classify_name(name) if 0 < len(name) <= MAX_HEADER else None for name in names]
+    columns = {n: kind for n, kind in enumerate(kinds) if kind in SECRET_NAME_KINDS}
     pos = sep_end + 1
     if not columns:
         return sep_end
