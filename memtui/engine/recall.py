@@ -248,12 +248,18 @@ class RecallApi(EngineArea):
         return [project.id for project, role in self._store.identity.projects_for(self.actor)
                 if perm.READ in perm.ROLE_PERMISSIONS.get(role, frozenset())]
 
-    def _recall_projects(self, project: str | None) -> list[str]:
-        """``[project]`` (which the actor must be able to read), else every readable one."""
-        if project is None:
-            return self.readable_projects()
-        perm.readable_project(self._store, project, self.actor)
-        return [project]
+    def _recall_projects(self, project: str | None, for_agent: bool = False) -> list[str]:
+        """``[project]`` (which the actor must be able to read), else every readable one; for
+        an agent, only those the actor made or accepted: an invitation's memories reach an
+        agent only when it names the project."""
+        if project is not None:
+            perm.readable_project(self._store, project, self.actor)
+            return [project]
+        readable = self.readable_projects()
+        if not for_agent:
+            return readable
+        chosen = {chosen.id for chosen in self._store.identity.chosen_projects(self.actor)}
+        return [project_id for project_id in readable if project_id in chosen]
 
     def remember_interaction(self, interaction_id: str, question: str, answer: str,
                              project: str | None = None, source: str | None = None) -> Remembered:
@@ -278,14 +284,15 @@ class RecallApi(EngineArea):
     def recall(self, query: str = "", limit: int = DEFAULT_RECALL_LIMIT,
                project: str | None = None, *, for_agent: bool = False) -> RecallResult:
         """Related and recent memories, task cards and interactions, and bundles, for
-        ``query``; ``for_agent``: the related memories are marked used (``recall_use``)."""
+        ``query``; ``for_agent``: the related memories are marked used (``recall_use``), and
+        without ``project`` only projects the actor made or accepted are searched."""
         text, size = _recall_query(query, limit)
         service = self._store.recall
         question = analyse(text)
         match = " ".join(question.words)  # tasks and interactions: the words as asked
         stamp = self._window_stamp()
         with self._store.snapshot():
-            projects = self._recall_projects(project)
+            projects = self._recall_projects(project, for_agent)
             result = RecallResult(
                 text, size, project,
                 tuple(self._related_memories(text, question, projects, project, size, stamp)),
@@ -308,7 +315,8 @@ class RecallApi(EngineArea):
         text, size = _recall_query(query, limit)
         stamp = self._window_stamp()
         with self._store.snapshot():
-            projects = (self._recall_projects(project) if project is not None or every_project
+            projects = (self._recall_projects(project, for_agent)
+                        if project is not None or every_project
                         else [])
             found = (self._related_memories(text, analyse(text), projects, project, size, stamp)
                      if text.strip() else

@@ -271,6 +271,18 @@ def test_accepting_a_membership(team, tmp_path: Path) -> None:
     assert dave.identity.audit(5) == [] and carol.identity.chosen_projects() == []
 
 
+def test_an_agent_recalls_a_project_only_once_its_membership_is_accepted(team) -> None:
+    alice, bob, _carol, _dave = team
+    memory = alice.identity.add_memory("Releases go out on Thursdays", "fact", "web")
+    for_agent = [m.id for m in bob.recall.recall("releases", for_agent=True).related_memories]
+    assert for_agent == [] and bob.recall.recall_memories("releases", for_agent=True) == []
+    assert [m.id for m in bob.recall.recall("releases").related_memories] == [memory.id]
+    named = bob.recall.recall_memories("releases", project="web", for_agent=True)
+    assert [m.id for m in named] == [memory.id]
+    bob.identity.accept_project("web")
+    assert [m.id for m in bob.recall.recall_memories("releases", for_agent=True)] == [memory.id]
+
+
 def test_bulk_forget_is_all_or_nothing(team) -> None:
     alice = team[0]
     a = alice.identity.add_memory("a", "fact")

@@ -473,8 +473,9 @@ def test_a_window_read_in_a_snapshot_older_than_its_stamp_is_not_kept(
     real = type(alice.recall)._recall_projects
     done: list[bool] = []
 
-    def projects_then_a_write_elsewhere(self: object, project: str | None) -> list[str]:
-        found = real(self, project)  # type: ignore[arg-type]
+    def projects_then_a_write_elsewhere(self: object, project: str | None,
+                                        for_agent: bool = False) -> list[str]:
+        found = real(self, project, for_agent)  # type: ignore[arg-type]
         if not done:
             done.append(True)
             _written_elsewhere(alice, store_target, "Aurora backups are nightly.")
