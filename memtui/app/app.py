@@ -418,8 +418,7 @@ class MemtuiApp(App[None]):
             return
         if pane_id != self.active_pane_id:
             self.active_pane_id = pane_id
-            main = self.get_screen_main()
-            main.query_one(PaneBar).active = pane_id
+            self.get_screen_main().query_one(PaneBar).active = pane_id
             with self.batch_update():
                 for pane in self.panes():
                     if pane.PANE_ID == pane_id and pane.READ_WHEN_SHOWN:
@@ -442,17 +441,16 @@ class MemtuiApp(App[None]):
 
     def _show_current(self, *, focus: bool = False) -> None:
         pane = self.pane(self.active_pane_id)
+        main = self.get_screen_main()
+        focused = main.focused
         if not pane.is_mounted:  # mounted on first show: read it once it is composed
-            main = self.get_screen_main()
-            if main.focused is not None and not is_command_line(main.focused):
+            if focused is not None and not is_command_line(focused):
                 # keys must not go to a widget of the pane just hidden while this one
                 # is being mounted
                 main.set_focus(None)
             self.call_later(self._show_when_mounted, pane, focus)
             return
         target = pane.focus_target()
-        main = self.get_screen_main()
-        focused = main.focused
         inside = focused is not None and pane in focused.ancestors_with_self
         if target is not None and (focus or not (inside or is_command_line(focused))):
             main.set_focus(target)  # at once: a closing modal restores this focus
@@ -463,8 +461,7 @@ class MemtuiApp(App[None]):
             await waiting
         if pane.is_mounted and self.current_pane() is pane:
             # focus inside a pane that was just mounted is Textual's, not the person's
-            focused = self.get_screen_main().focused
-            self._show_current(focus=focus or not is_command_line(focused))
+            self._show_current(focus=focus or not is_command_line(self.get_screen_main().focused))
 
     def current_memory_id(self) -> str | None:
         """The memory selected in the pane on screen, else the last one selected."""
@@ -570,8 +567,7 @@ class MemtuiApp(App[None]):
                 pane.memory_list.select_when_loaded(change.memory.id)
             if change.replaced is not None and self.history_memory_id == change.replaced:
                 self.history_memory_id = change.memory.id
-        words = record(self.undo_steps, change)
-        if words:
+        if words := record(self.undo_steps, change):
             self.say(words, severity=change.severity)
         if change.unpurged:
             self.get_screen_main().purge()

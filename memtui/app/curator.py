@@ -152,26 +152,28 @@ def _added(memory: Memory) -> Change:
                       memory.id), needs=(memory.id,)), memory=memory, result=memory)
 
 
+def _on_save(label: str, save: Callable[[Engine, MemoryDraft], Change]
+             ) -> Callable[[MemoryDraft], Write]:
+    """What an editor's save writes: ``save(engine, draft)`` in the write worker."""
+    return lambda draft: Write(label, lambda engine: save(engine, draft), form="editor")
+
+
 def add_memory(engine: Engine, project: str | None, kind: str = "fact") -> Step:
     """The editor of a new memory (with a kind picker)."""
-    def write(draft: MemoryDraft) -> Write:
-        return Write("Add memory", lambda engine: _added(engine.identity.add_memory(
-            draft.content, draft.kind, project)), form="editor")
-
     return refusal(engine, project) or MemoryEditor(
-        "New memory", kind=kind, context=_scope_words(project), write=write)
+        "New memory", kind=kind, context=_scope_words(project),
+        write=_on_save("Add memory", lambda engine, draft: _added(
+            engine.identity.add_memory(draft.content, draft.kind, project))))
 
 
 def add_note(engine: Engine, project: str | None, text: str | None = None) -> Step:
     """A note (``source = note``): of the text given, else the editor."""
-    def write(draft: MemoryDraft) -> Write:
-        return Write("Add note", lambda engine: _added(engine.identity.add_note(
-            draft.content, project, draft.kind)), form="editor")
-
     return refusal(engine, project) or (
         Write("Add note", lambda engine: _added(engine.identity.add_note(text, project)))
-        if text is not None else MemoryEditor("New note", show_kind=False,
-                                              context=_scope_words(project), write=write))
+        if text is not None else MemoryEditor(
+            "New note", show_kind=False, context=_scope_words(project),
+            write=_on_save("Add note", lambda engine, draft: _added(
+                engine.identity.add_note(draft.content, project, draft.kind)))))
 
 
 def _superseded(old: Memory, new: Memory, verb: str) -> Change:
@@ -192,14 +194,11 @@ def correct(engine: Engine, memory: Memory) -> Step:
     if memory.status != "active":
         return Notice(f"{memory.id} is an old version; correct the current one "
                       f"({memory.superseded_by}).")
-
-    def write(draft: MemoryDraft) -> Write:
-        return Write(f"Correct {memory.id}", lambda engine: _superseded(
-            memory, engine.identity.supersede(memory.id, draft.content, draft.kind),
-            "Corrected"), form="editor")
-
     return MemoryEditor(f"Correct {memory.id}", kind=memory.kind, content=memory.content,
-                        context="saving keeps the old text in History", write=write)
+                        context="saving keeps the old text in History",
+                        write=_on_save(f"Correct {memory.id}", lambda engine, draft: _superseded(
+                            memory, engine.identity.supersede(memory.id, draft.content,
+                                                              draft.kind), "Corrected")))
 
 
 def correct_by_id(engine: Engine, memory_id: str | None) -> Step:
@@ -332,19 +331,16 @@ def inbox_edit(sources: InboxSources, entry: InboxEntry) -> Step:
     if text is None:
         return Notice("This row cannot be edited; approve (a) or reject (x) it as it is.")
 
-    def write(draft: MemoryDraft) -> Write:
-        def run(engine: Engine) -> Change:
-            outcome = source.approve(engine, [entry], edited=draft.content)
-            if outcome.failed:
-                raise MemtuiError(outcome.failed[0][1])
-            return _decided("approve", outcome)
-
-        return Write("Approve", run, form="editor")
+    def save(engine: Engine, draft: MemoryDraft) -> Change:
+        outcome = source.approve(engine, [entry], edited=draft.content)
+        if outcome.failed:
+            raise MemtuiError(outcome.failed[0][1])
+        return _decided("approve", outcome)
 
     return MemoryEditor(
         f"Edit and approve {entry.name}", content=text, show_kind=False,
         context=f"from {entry.label} · {entry.where} · saving approves this text",
-        write=write)
+        write=_on_save("Approve", save))
 
 
 def inbox_ids(sources: InboxSources, verb: str, memory_ids: list[str] | None) -> Write:

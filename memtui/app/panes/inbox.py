@@ -81,11 +81,9 @@ class InboxPane(ListPane[ItemList[InboxEntry]]):
 
     def chosen(self) -> list[InboxEntry]:
         """The marked rows, else the row under the cursor."""
-        marked = [entry for entry in self.item_list.items if entry.key in self.marked]
-        if marked:
-            return marked
-        entry = self.current()
-        return [entry] if entry is not None else []
+        current = self.current()
+        return [entry for entry in self.item_list.items if entry.key in self.marked] or (
+            [current] if current is not None else [])
 
     def selected_memory(self) -> Memory | None:
         """The selected pending memory (``/memory show``, completion of approve/reject)."""
