@@ -16,6 +16,7 @@ from rich.table import Table
 from rich.text import Text
 
 from memtui.cli import render
+from memtui.cli.cmd_agent_stores import agent_home
 from memtui.cli.common import (
     Arg,
     Command,
@@ -30,6 +31,7 @@ from memtui.cli.common import (
     report_out,
 )
 from memtui.cli.context import CliContext
+from memtui.engine.agents.models import AGENT_CODEX
 from memtui.engine.codex.browse import CodexThread, codex_threads
 from memtui.engine.codex.config import codex_sqlite_home, config_reasons, describe_config
 from memtui.engine.codex.curation import ForgetResult
@@ -38,12 +40,7 @@ from memtui.engine.codex.errors import CodexError, CodexWriteRefused
 from memtui.engine.codex.export import check_export_target
 from memtui.engine.codex.models import CodexHome, Job, Note, TaskGroup
 from memtui.engine.codex.notes import MAX_NOTE_BYTES, notes_dir_parts, write_note
-from memtui.engine.codex.paths import (
-    EXPORT_FOLDERS,
-    MEMORIES_DIR,
-    codex_db_path,
-    resolve_codex_home,
-)
+from memtui.engine.codex.paths import EXPORT_FOLDERS, MEMORIES_DIR, codex_db_path
 from memtui.engine.validation import check_text
 from memtui.errors import NotFound
 from memtui.store.codex_db import CodexDbLocked
@@ -57,10 +54,7 @@ MAX_WAIT_SECONDS = 600.0
 
 
 def _home(args: argparse.Namespace) -> Path:
-    home = resolve_codex_home(getattr(args, "codex_home", None))
-    if not home.is_dir():
-        raise NotFound(f"{home}: Codex home not found (give --codex-home PATH or set CODEX_HOME)")
-    return home
+    return agent_home(args, AGENT_CODEX)
 
 
 def show_json(codex: CodexHome, threads: Sequence[CodexThread]) -> dict[str, Any]:
