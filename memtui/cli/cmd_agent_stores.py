@@ -226,9 +226,7 @@ def gemini_show(ctx: CliContext, args: argparse.Namespace) -> int:
 
     read = read_gemini_home(agent_home(args, AGENT_GEMINI))
     if ctx.json:
-        data = read.to_json()
-        data["inbox"] = [patch.to_json() for patch in read.inbox]
-        return ctx.answer(data)
+        return ctx.answer(read.to_json() | {"inbox": [patch.to_json() for patch in read.inbox]})
     info, rows = gemini_rows(read)
     print_overview(ctx, AgentsOverview((info,), tuple(rows)), args.limit, with_agent=False)
     ctx.say(f"Global memories ({len(read.global_memories)}): the bullets of "

@@ -259,7 +259,9 @@ def _plan_words(result: ForgetResult) -> str:
     return words
 
 
-def _nothing_found(result: ForgetResult, home: Path, thread_id: str) -> None:
+def _check_found(result: ForgetResult, home: Path, thread_id: str) -> None:
+    if result.found:
+        return
     db_problems = [p for p in result.problems if p.path.endswith(".sqlite")]
     if db_problems and "not found" not in db_problems[0].reason:
         raise CodexError(f"{one_line(db_problems[0].reason)}; nothing was changed")
@@ -272,14 +274,12 @@ def forget(ctx: CliContext, args: argparse.Namespace) -> int:
     codex = ctx.engine.codex
     if not args.write:
         plan = codex.plan_forget(home, args.thread_id)
-        if not plan.found:
-            _nothing_found(plan, home, args.thread_id)
+        _check_found(plan, home, args.thread_id)
         raise CodexWriteRefused(f"would remove {_plan_words(plan)} of thread "
                                 f"{args.thread_id}; {WRITE_HINT} (nothing was changed)",
                                 plan=plan.to_json())
     result = codex.forget(home, args.thread_id, True, busy_timeout_s=args.wait)
-    if not result.found:
-        _nothing_found(result, home, args.thread_id)
+    _check_found(result, home, args.thread_id)
     if ctx.json:
         return ctx.answer(result.to_json())
     removed = (f"{result.stage1_rows} stage-1 row(s), {result.job_rows} stage-1 job(s), "
