@@ -27,7 +27,7 @@ from memtui.cli.common import (
     report_out,
 )
 from memtui.cli.context import CliContext
-from memtui.engine.agents.models import AGENT_CLAUDE, AGENT_GEMINI, SecretFinding
+from memtui.engine.agents.models import AGENT_CLAUDE, AGENT_CODEX, AGENT_GEMINI, SecretFinding
 from memtui.engine.agents.overview import AGENT_TITLES, AgentHomeInfo, AgentRow, AgentsOverview
 from memtui.engine.agents.plans import WritePlan, apply_plan
 from memtui.errors import NotFound
@@ -80,12 +80,14 @@ def _given(args: argparse.Namespace, agent: str) -> str | None:
 
 
 def agent_home(args: argparse.Namespace, agent: str) -> Path:
-    """The home of ``agent`` (``claude`` or ``gemini``) named by the options; NotFound when
-    it is not a folder."""
+    """The home of ``agent`` (``claude``, ``gemini`` or ``codex``) named by the options;
+    NotFound when it is not a folder."""
     from memtui.engine.agents import paths
+    from memtui.engine.codex.paths import CODEX_HOME_ENV, resolve_codex_home
 
-    resolve, env = ((paths.resolve_claude_home, paths.CLAUDE_HOME_ENV) if agent == AGENT_CLAUDE
-                    else (paths.resolve_gemini_home, paths.GEMINI_HOME_ENV))
+    resolve, env = {AGENT_CLAUDE: (paths.resolve_claude_home, paths.CLAUDE_HOME_ENV),
+                    AGENT_GEMINI: (paths.resolve_gemini_home, paths.GEMINI_HOME_ENV),
+                    AGENT_CODEX: (resolve_codex_home, CODEX_HOME_ENV)}[agent]
     home = resolve(_given(args, agent))
     if not home.is_dir():
         raise NotFound(f"{home}: {AGENT_TITLES[agent]} home not found (give --{agent}-home "
@@ -224,9 +226,7 @@ def gemini_show(ctx: CliContext, args: argparse.Namespace) -> int:
 
     read = read_gemini_home(agent_home(args, AGENT_GEMINI))
     if ctx.json:
-        data = read.to_json()
-        data["inbox"] = [patch.to_json() for patch in read.inbox]
-        return ctx.answer(data)
+        return ctx.answer(read.to_json() | {"inbox": [patch.to_json() for patch in read.inbox]})
     info, rows = gemini_rows(read)
     print_overview(ctx, AgentsOverview((info,), tuple(rows)), args.limit, with_agent=False)
     ctx.say(f"Global memories ({len(read.global_memories)}): the bullets of "

@@ -16,6 +16,7 @@ from rich.table import Table
 from rich.text import Text
 
 from memtui.cli import render
+from memtui.cli.cmd_agent_stores import agent_home
 from memtui.cli.common import (
     Arg,
     Command,
@@ -30,6 +31,7 @@ from memtui.cli.common import (
     report_out,
 )
 from memtui.cli.context import CliContext
+from memtui.engine.agents.models import AGENT_CODEX
 from memtui.engine.codex.browse import CodexThread, codex_threads
 from memtui.engine.codex.config import codex_sqlite_home, config_reasons, describe_config
 from memtui.engine.codex.curation import ForgetResult
@@ -38,12 +40,7 @@ from memtui.engine.codex.errors import CodexError, CodexWriteRefused
 from memtui.engine.codex.export import check_export_target
 from memtui.engine.codex.models import CodexHome, Job, Note, TaskGroup
 from memtui.engine.codex.notes import MAX_NOTE_BYTES, notes_dir_parts, write_note
-from memtui.engine.codex.paths import (
-    EXPORT_FOLDERS,
-    MEMORIES_DIR,
-    codex_db_path,
-    resolve_codex_home,
-)
+from memtui.engine.codex.paths import EXPORT_FOLDERS, MEMORIES_DIR, codex_db_path
 from memtui.engine.validation import check_text
 from memtui.errors import NotFound
 from memtui.store.codex_db import CodexDbLocked
@@ -57,10 +54,7 @@ MAX_WAIT_SECONDS = 600.0
 
 
 def _home(args: argparse.Namespace) -> Path:
-    home = resolve_codex_home(getattr(args, "codex_home", None))
-    if not home.is_dir():
-        raise NotFound(f"{home}: Codex home not found (give --codex-home PATH or set CODEX_HOME)")
-    return home
+    return agent_home(args, AGENT_CODEX)
 
 
 def show_json(codex: CodexHome, threads: Sequence[CodexThread]) -> dict[str, Any]:
@@ -265,7 +259,9 @@ def _plan_words(result: ForgetResult) -> str:
     return words
 
 
-def _nothing_found(result: ForgetResult, home: Path, thread_id: str) -> None:
+def _check_found(result: ForgetResult, home: Path, thread_id: str) -> None:
+    if result.found:
+        return
     db_problems = [p for p in result.problems if p.path.endswith(".sqlite")]
     if db_problems and "not found" not in db_problems[0].reason:
         raise CodexError(f"{one_line(db_problems[0].reason)}; nothing was changed")
@@ -278,14 +274,12 @@ def forget(ctx: CliContext, args: argparse.Namespace) -> int:
     codex = ctx.engine.codex
     if not args.write:
         plan = codex.plan_forget(home, args.thread_id)
-        if not plan.found:
-            _nothing_found(plan, home, args.thread_id)
+        _check_found(plan, home, args.thread_id)
         raise CodexWriteRefused(f"would remove {_plan_words(plan)} of thread "
                                 f"{args.thread_id}; {WRITE_HINT} (nothing was changed)",
                                 plan=plan.to_json())
     result = codex.forget(home, args.thread_id, True, busy_timeout_s=args.wait)
-    if not result.found:
-        _nothing_found(result, home, args.thread_id)
+    _check_found(result, home, args.thread_id)
     if ctx.json:
         return ctx.answer(result.to_json())
     removed = (f"{result.stage1_rows} stage-1 row(s), {result.job_rows} stage-1 job(s), "
