@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import json
 
-from memtui.store.dialect import qualified, upsert
+from memtui.store.dialect import marks, qualified, upsert
 from memtui.store.models import Membership, Profile, Project, User
-from memtui.store.repository import Repository
+from memtui.store.repository import Repository, row_values
 
 _PROJECT_COLUMNS = "id, name, root_path, summary, created_by, created_at"
 """The projects columns, in the order of ``Project``'s fields."""
@@ -45,10 +45,9 @@ class IdentityRepository(Repository):
 
     def insert_project(self, project: Project) -> None:
         """Insert a new project row."""
-        self._store.execute(
-            f"INSERT INTO projects({_PROJECT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?)",
-            (project.id, project.name, project.root_path, project.summary, project.created_by,
-             project.created_at))
+        values = row_values(project)
+        self._store.execute(f"INSERT INTO projects({_PROJECT_COLUMNS}) VALUES ({marks(values)})",
+                            values)
 
     def projects_for(self, user_id: str) -> list[tuple[Project, str]]:
         """Projects the user is a member of, with the role, by id."""
