@@ -24,8 +24,8 @@ from memtui.store import bench_data
 from memtui.store.backend import StoreBackend
 from memtui.store.database import open_sqlite_store as open_store
 from memtui.store.ids import SequentialIds, encode_id
-from memtui.store.memory_rows import memory_to_row
 from memtui.store.models import Memory, Project
+from memtui.store.repository import row_values
 from memtui.store.schema import LATEST_VERSION
 from memtui.store.timeutil import MIN_TIME, FixedClock, format_time
 
@@ -274,7 +274,7 @@ class _Row:
 
     def as_tuple(self) -> tuple[Any, ...]:
         """The row in ``bench_data.MEMORY_ROW_COLUMNS`` order."""
-        return (*memory_to_row(self.memory), self.goal_key)
+        return (*row_values(self.memory), self.goal_key)
 
 
 class _Generator:

@@ -3,10 +3,10 @@ as it would be after the call, redacted, with the hash of its base and the diff.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 
 from memtui.store.dialect import marks
-from memtui.store.repository import Repository
+from memtui.store.repository import Repository, columns_of, row_values
 
 
 @dataclass(frozen=True)
@@ -28,7 +28,7 @@ class AgentWrite:
     updated_at: str
 
 
-COLUMNS = ", ".join(field.name for field in fields(AgentWrite))
+COLUMNS = columns_of(AgentWrite)
 
 
 class AgentWriteRepository(Repository):
@@ -36,9 +36,9 @@ class AgentWriteRepository(Repository):
 
     def add(self, row: AgentWrite) -> None:
         """Insert a held write (call inside a transaction)."""
-        self._store.execute(f"INSERT INTO agent_writes({COLUMNS}) VALUES "
-                            f"({marks(fields(AgentWrite))})",
-                            tuple(getattr(row, field.name) for field in fields(AgentWrite)))
+        values = row_values(row)
+        self._store.execute(f"INSERT INTO agent_writes({COLUMNS}) VALUES ({marks(values)})",
+                            values)
 
     def get(self, user_id: str, write_id: str) -> AgentWrite | None:
         """One of the user's held writes, or None."""

@@ -12,7 +12,7 @@ import importlib
 import threading
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator
-from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeAlias, TypeVar, overload
+from typing import TYPE_CHECKING, Any, Generic, Protocol, Self, TypeAlias, TypeVar, overload
 
 from memtui.store.ids import IdFactory, default_ids
 from memtui.store.timeutil import Clock, format_time, system_clock
@@ -172,6 +172,15 @@ class StoreBackend(ABC):
             callback()
         self._close_connections()
         self._local = ThreadState()
+
+    def prepared(self, prepare: Callable[[Any], None]) -> Self:
+        """This store after ``prepare(self)`` (checks, migrations), else closed, raising."""
+        try:
+            prepare(self)
+        except BaseException:
+            self.close()
+            raise
+        return self
 
     @abstractmethod
     def _close_connections(self) -> None:

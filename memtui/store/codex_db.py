@@ -266,21 +266,18 @@ def _read_only(path: Path, timeout_s: float, read: Callable[[sqlite3.Connection]
     """``read`` on a ``mode=ro`` connection, else ``immutable=1`` (a WAL file in a read-only
     folder); an SQLite error as a ``CodexDbError``."""
     try:
-        return _read_with(path, timeout_s, read, immutable=False)
+        with contextlib.closing(_connect(path, "ro", timeout_s)) as conn:
+            conn.execute("PRAGMA query_only = ON")
+            return read(conn)
     except sqlite3.Error as error:
         if getattr(error, "sqlite_errorname", "") not in _READONLY_FALLBACK_NAMES:
             raise _map_error(error, path, timeout_s) from None
     try:
-        return _read_with(path, timeout_s, read, immutable=True)
+        with contextlib.closing(_connect(path, "ro", timeout_s, immutable=True)) as conn:
+            conn.execute("PRAGMA query_only = ON")
+            return read(conn)
     except sqlite3.Error as error:
         raise _map_error(error, path, timeout_s) from None
-
-
-def _read_with(path: Path, timeout_s: float, read: Callable[[sqlite3.Connection], ReadT], *,
-               immutable: bool) -> ReadT:
-    with contextlib.closing(_connect(path, "ro", timeout_s, immutable=immutable)) as conn:
-        conn.execute("PRAGMA query_only = ON")
-        return read(conn)
 
 
 # ---- layouts ------------------------------------------------------------------------------------

@@ -5,7 +5,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from memtui.store.dialect import upsert
 from memtui.store.repository import Repository
+
+_COLUMNS = 'path, size, mtime_ns, "offset", state, outcome'
 
 
 @dataclass(frozen=True)
@@ -26,8 +29,8 @@ class RolloutFileRepository(Repository):
     def for_user(self, user_id: str) -> dict[str, RolloutFileRow]:
         """Every file row of one user, by path."""
         rows = self._store.execute(
-            'SELECT path, size, mtime_ns, "offset", state, outcome FROM codex_rollout_files '
-            "WHERE user_id = ?", (user_id,)).fetchall()
+            f"SELECT {_COLUMNS} FROM codex_rollout_files WHERE user_id = ?",
+            (user_id,)).fetchall()
         return {str(row[0]): RolloutFileRow(str(row[0]), int(row[1]), int(row[2]),
                                             int(row[3]), str(row[4]), str(row[5]))
                 for row in rows}
@@ -36,11 +39,7 @@ class RolloutFileRepository(Repository):
         """Insert or replace rows (call inside a transaction)."""
         now = self._store.now()
         self._store.conn.executemany(
-            'INSERT INTO codex_rollout_files(user_id, path, size, mtime_ns, "offset", state, '
-            "outcome, read_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?) "
-            "ON CONFLICT(user_id, path) DO UPDATE SET size = excluded.size, "
-            'mtime_ns = excluded.mtime_ns, "offset" = excluded."offset", state = excluded.state, '
-            "outcome = excluded.outcome, read_at = excluded.read_at",
+            upsert("codex_rollout_files", f"user_id, {_COLUMNS}, read_at", "user_id, path"),
             [(user_id, row.path, row.size, row.mtime_ns, row.offset, row.state, row.outcome,
               now) for row in rows])
 

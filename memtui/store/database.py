@@ -511,10 +511,4 @@ def open_sqlite_store(path: str | os.PathLike[str], *, clock: Clock | None = Non
     if not existed:  # SQLite gives the -wal, -shm and -journal files the store file's mode
         create_private_file(target.resolve())  # where SQLite makes it, through any symlink
     read_only = existed and allow_read_only and is_read_only_file(target)
-    store = Store(target, clock=clock, ids=ids, read_only=read_only)
-    try:
-        _prepare(store)
-    except BaseException:
-        store.close()
-        raise
-    return store
+    return Store(target, clock=clock, ids=ids, read_only=read_only).prepared(_prepare)

@@ -16,6 +16,16 @@ def marks(values: Sized) -> str:
     return ", ".join("?" * len(values))
 
 
+def upsert(table: str, columns: str, key: str) -> str:
+    """``INSERT`` of one row of ``columns`` (``a, b``) into ``table``, an existing ``key``
+    (its columns) getting the other columns' new values."""
+    names = [column.strip() for column in columns.split(",")]
+    keys = {column.strip() for column in key.split(",")}
+    updates = ", ".join(f"{name} = excluded.{name}" for name in names if name not in keys)
+    return (f"INSERT INTO {table}({columns}) VALUES ({marks(names)}) "
+            f"ON CONFLICT({key}) DO UPDATE SET {updates}")
+
+
 def qualified(columns: str, alias: str) -> str:
     """A column list (``a, b``) with each column named through ``alias`` (``m.a, m.b``)."""
     return ", ".join(f"{alias}.{column.strip()}" for column in columns.split(","))

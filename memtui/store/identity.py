@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import json
 
-from memtui.store.dialect import qualified
+from memtui.store.dialect import marks, qualified, upsert
 from memtui.store.models import Membership, Profile, Project, User
-from memtui.store.repository import Repository
+from memtui.store.repository import Repository, row_values
 
 _PROJECT_COLUMNS = "id, name, root_path, summary, created_by, created_at"
 """The projects columns, in the order of ``Project``'s fields."""
+_PROFILE_COLUMNS = "user_id, display_name, timezone, preferences, updated_at"
 
 
 class IdentityRepository(Repository):
@@ -44,10 +45,9 @@ class IdentityRepository(Repository):
 
     def insert_project(self, project: Project) -> None:
         """Insert a new project row."""
-        self._store.execute(
-            f"INSERT INTO projects({_PROJECT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?)",
-            (project.id, project.name, project.root_path, project.summary, project.created_by,
-             project.created_at))
+        values = row_values(project)
+        self._store.execute(f"INSERT INTO projects({_PROJECT_COLUMNS}) VALUES ({marks(values)})",
+                            values)
 
     def projects_for(self, user_id: str) -> list[tuple[Project, str]]:
         """Projects the user is a member of, with the role, by id."""
@@ -75,10 +75,8 @@ class IdentityRepository(Repository):
 
     def set_role(self, project_id: str, user_id: str, role: str) -> None:
         """Insert or change a membership."""
-        self._store.execute(
-            "INSERT INTO project_members(project_id, user_id, role) VALUES (?, ?, ?) "
-            "ON CONFLICT(project_id, user_id) DO UPDATE SET role = excluded.role",
-            (project_id, user_id, role))
+        self._store.execute(upsert("project_members", "project_id, user_id, role",
+                                   "project_id, user_id"), (project_id, user_id, role))
 
     def accept(self, project_id: str, user_id: str) -> bool:
         """Mark the user's membership accepted; whether it was not before."""
@@ -96,8 +94,7 @@ class IdentityRepository(Repository):
     def get_profile(self, user_id: str) -> Profile | None:
         """The user's profile, or None."""
         row = self._store.execute(
-            "SELECT user_id, display_name, timezone, preferences, updated_at FROM profiles "
-            "WHERE user_id = ?", (user_id,)).fetchone()
+            f"SELECT {_PROFILE_COLUMNS} FROM profiles WHERE user_id = ?", (user_id,)).fetchone()
         if not row:
             return None
         return Profile(user_id=row[0], display_name=row[1], timezone=row[2],
@@ -106,10 +103,7 @@ class IdentityRepository(Repository):
     def save_profile(self, profile: Profile) -> None:
         """Write the whole profile row."""
         self._store.execute(
-            "INSERT INTO profiles(user_id, display_name, timezone, preferences, updated_at) "
-            "VALUES (?, ?, ?, ?, ?) ON CONFLICT(user_id) DO UPDATE SET "
-            "display_name = excluded.display_name, timezone = excluded.timezone, "
-            "preferences = excluded.preferences, updated_at = excluded.updated_at",
+            upsert("profiles", _PROFILE_COLUMNS, "user_id"),
             (profile.user_id, profile.display_name, profile.timezone,
              json.dumps(profile.preferences, sort_keys=True, ensure_ascii=False),
              profile.updated_at))

@@ -7,10 +7,10 @@ from typing import TYPE_CHECKING, Any
 
 from memtui.store.dialect import marks, qualified
 from memtui.store.fts_levels import keep_levels_bounded
-from memtui.store.memory_rows import MEMORY_COLUMNS, memory_to_row, row_to_memory
+from memtui.store.memory_rows import MEMORY_COLUMNS, row_to_memory
 from memtui.store.models import Memory, MemoryFilter, PageCursor
 from memtui.store.paging import keyset_page, position_page
-from memtui.store.repository import Repository
+from memtui.store.repository import Repository, row_values
 from memtui.store.search_terms import fts_query, narrowing_matcher
 
 if TYPE_CHECKING:
@@ -38,12 +38,12 @@ class MemoryRepository(Repository):
     def insert(self, memory: Memory, goal_key: str | None = None,
                replaces: str | None = None) -> None:
         """Insert a memory (``replaces``: the memory a pending correction would supersede)."""
-        self._store.execute(_INSERT, (*memory_to_row(memory), goal_key, replaces))
+        self._store.execute(_INSERT, (*row_values(memory), goal_key, replaces))
 
     def insert_many(self, rows: Iterable[tuple[Memory, str | None]]) -> None:
         """Insert many memories at once (demo, bench, import)."""
         self._store.conn.executemany(
-            _INSERT, ((*memory_to_row(memory), goal, None) for memory, goal in rows))
+            _INSERT, ((*row_values(memory), goal, None) for memory, goal in rows))
 
     def mark_superseded(self, memory_id: str, replaced_by: str, at: str) -> None:
         """Make an active memory superseded by another."""

@@ -14,13 +14,6 @@ MEMORY_COLUMNS = ("id, scope, owner, project, kind, content, status, superseded_
 _WIDTH = len(MEMORY_COLUMNS.split(","))
 
 
-def memory_to_row(memory: Memory) -> tuple[Any, ...]:
-    """A Memory as a memories row in MEMORY_COLUMNS order (``row_to_memory``'s inverse)."""
-    return (memory.id, memory.scope, memory.owner, memory.project, memory.kind, memory.content,
-            memory.status, memory.superseded_by, memory.source, memory.source_thread_id,
-            memory.created_at, memory.updated_at, memory.usage_count, memory.last_used_at)
-
-
 def row_to_memory(row: Sequence[Any]) -> Memory:
     """A memories row (in MEMORY_COLUMNS order, the fields' order) as a Memory."""
     return Memory(*row[:_WIDTH])

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from dataclasses import astuple, dataclass, fields
 
 from memtui.jsonable import JsonMixin
-from memtui.store.dialect import marks
+from memtui.store.dialect import marks, upsert
 from memtui.store.repository import Repository
 
 _USAGE_COLUMNS = ("user_id, phase, round_id, task_id, project_id, model, tokens_in, "
@@ -86,12 +86,8 @@ class ModelLedgerRepository(Repository):
 
     def set_detail(self, detail: TaskDetail) -> None:
         """Write a task's details, replacing what was there."""
-        self._store.execute(
-            f"INSERT INTO extraction_details({_DETAIL_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?) "
-            "ON CONFLICT(task_id) DO UPDATE SET user_id = excluded.user_id, "
-            "external_tool = excluded.external_tool, detail = excluded.detail, "
-            "attempts = excluded.attempts, retry_at = excluded.retry_at",
-            astuple(detail))
+        self._store.execute(upsert("extraction_details", _DETAIL_COLUMNS, "task_id"),
+                            astuple(detail))
 
     def details(self, task_ids: Sequence[str]) -> dict[str, TaskDetail]:
         """The details of these tasks, by task id (tasks without any left out)."""

@@ -21,7 +21,7 @@ from memtui.store.dialect import marks, qualified
 from memtui.store.memory_rows import MEMORY_COLUMNS, row_to_memory
 from memtui.store.models import BundleDocument, Interaction, Memory, Task
 from memtui.store.paging import rows_in_order
-from memtui.store.repository import Repository
+from memtui.store.repository import Repository, row_values
 from memtui.store.tasks import TASK_COLUMNS, row_to_task
 
 if TYPE_CHECKING:
@@ -240,10 +240,8 @@ class RecallRepository(Repository):
     def insert_interaction(self, interaction: Interaction) -> bool:
         """Insert a question/answer pair; False when the user already has one with this id."""
         cursor = self._store.execute(
-            f"INSERT INTO interactions({_I_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?) "
-            "ON CONFLICT(user_id, id) DO NOTHING",
-            (interaction.id, interaction.user, interaction.project, interaction.question,
-             interaction.answer, interaction.source, interaction.created_at))
+            f"INSERT INTO interactions({_I_COLUMNS}) VALUES ({marks(_I_COLUMNS.split(','))}) "
+            "ON CONFLICT(user_id, id) DO NOTHING", row_values(interaction))
         return cursor.rowcount == 1
 
     def get_interaction(self, user_id: str, interaction_id: str) -> Interaction | None:

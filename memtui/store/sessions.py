@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict, dataclass
 from typing import Any
 
 from memtui.store.dialect import marks
-from memtui.store.repository import Repository
+from memtui.store.repository import Repository, columns_of, row_values
 
 
 @dataclass(frozen=True)
@@ -33,7 +33,7 @@ class AgentSession:
                 for key, value in asdict(self).items()}
 
 
-SESSION_COLUMNS = ", ".join(field.name for field in fields(AgentSession))
+SESSION_COLUMNS = columns_of(AgentSession)
 
 
 def _row(row: tuple[Any, ...]) -> AgentSession:
@@ -69,11 +69,10 @@ class SessionRepository(Repository):
 
     def add_processed(self, session: AgentSession) -> None:
         """Record a processed session (an import made a task of it) unless it is recorded."""
+        values = row_values(session)
         self._store.execute(
-            f"INSERT INTO agent_sessions({SESSION_COLUMNS}) VALUES ({marks(fields(AgentSession))}) "
-            "ON CONFLICT(agent, session_id) DO NOTHING",
-            tuple(int(value) if isinstance(value, bool) else value
-                  for value in asdict(session).values()))
+            f"INSERT INTO agent_sessions({SESSION_COLUMNS}) VALUES ({marks(values)}) "
+            "ON CONFLICT(agent, session_id) DO NOTHING", values)
 
     def waiting(self, user_id: str, idle_before: str, limit: int) -> list[AgentSession]:
         """The user's unprocessed sessions that ended or went idle before ``idle_before``."""

@@ -8,6 +8,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from memtui.errors import StoreError
+from memtui.store.dialect import upsert
 from memtui.store.repository import Repository
 
 
@@ -31,7 +32,5 @@ class SettingsRepository(Repository):
     def save(self, user_id: str, settings: Mapping[str, Any], at: str) -> None:
         """Write the user's whole settings object."""
         self._store.execute(
-            "INSERT INTO user_settings(user_id, settings, updated_at) VALUES (?, ?, ?) "
-            "ON CONFLICT(user_id) DO UPDATE SET settings = excluded.settings, "
-            "updated_at = excluded.updated_at",
+            upsert("user_settings", "user_id, settings, updated_at", "user_id"),
             (user_id, json.dumps(dict(settings), sort_keys=True), at))

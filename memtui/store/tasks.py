@@ -8,7 +8,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from memtui.errors import StoreError
-from memtui.store.dialect import marks, qualified
+from memtui.store.dialect import marks, qualified, upsert
 from memtui.store.models import (
     DedupeRow,
     Followup,
@@ -19,7 +19,7 @@ from memtui.store.models import (
     Task,
 )
 from memtui.store.paging import keyset_page, position_page
-from memtui.store.repository import Repository
+from memtui.store.repository import Repository, row_values
 
 TASK_COLUMNS = ("id, project_id, user_id, goal, prompt, status, parent_id, started_at, "
                 "finished_at, result, cost_usd, continuation, external_context, source, "
@@ -59,19 +59,10 @@ SweepCursor = tuple[str | None, str]
 
 
 def row_to_task(row: Sequence[Any]) -> Task:
-    """A tasks row (in TASK_COLUMNS order) as a Task."""
-    return Task(id=row[0], project=row[1], user=row[2], goal=row[3], prompt=row[4],
-                status=row[5], parent=row[6], started_at=row[7], finished_at=row[8],
-                result=row[9], cost_usd=row[10], continuation=bool(row[11]),
-                external_context=bool(row[12]), source=row[13], created_at=row[14],
-                use_memories=row[15], generate_memories=row[16])
-
-
-def _task_values(t: Task, source_ref: str | None) -> tuple[Any, ...]:
-    """A task's row in ``_INSERT`` order."""
-    return (t.id, t.project, t.user, t.goal, t.prompt, t.status, t.parent, t.started_at,
-            t.finished_at, t.result, t.cost_usd, int(t.continuation), int(t.external_context),
-            t.source, t.created_at, t.use_memories, t.generate_memories, source_ref)
+    """A tasks row (in TASK_COLUMNS order, the fields' order) as a Task."""
+    values = list(row[:_TASK_WIDTH])
+    values[11:13] = map(bool, values[11:13])  # continuation, external_context
+    return Task(*values)
 
 
 def _row_to_log(row: Sequence[Any]) -> LogEntry:
@@ -86,11 +77,11 @@ class TaskRepository(Repository):
 
     def insert(self, task: Task, source_ref: str | None = None) -> None:
         """Insert a task row (its full-text row follows by trigger)."""
-        self._store.execute(_INSERT, _task_values(task, source_ref))
+        self._store.execute(_INSERT, (*row_values(task), source_ref))
 
     def insert_many(self, rows: Sequence[tuple[Task, str | None]]) -> None:
         """Insert many tasks at once (benchmarks, bulk import)."""
-        self._store.conn.executemany(_INSERT, (_task_values(task, ref) for task, ref in rows))
+        self._store.conn.executemany(_INSERT, ((*row_values(task), ref) for task, ref in rows))
 
     def get(self, task_id: str) -> Task | None:
         """One task by id (no visibility check: the engine does that)."""
@@ -184,10 +175,8 @@ class TaskRepository(Repository):
 
     def set_quota(self, user_id: str, limit_usd: object, at: str) -> None:
         """Write the user's quota row (None = unlimited). Stores the value as given."""
-        self._store.execute(
-            "INSERT INTO quotas(user_id, limit_usd, updated_at) VALUES (?, ?, ?) "
-            "ON CONFLICT(user_id) DO UPDATE SET limit_usd = excluded.limit_usd, "
-            "updated_at = excluded.updated_at", (user_id, limit_usd, at))
+        self._store.execute(upsert("quotas", "user_id, limit_usd, updated_at", "user_id"),
+                            (user_id, limit_usd, at))
 
     def spend_between(self, user_id: str, start: str, end: str) -> object:
         """Sum of the user's task costs recorded in ``[start, end)`` (raw SQL value)."""
@@ -201,11 +190,7 @@ class TaskRepository(Repository):
     def upsert_log(self, entry: LogEntry) -> None:
         """Write the task's log row, replacing the previous scan's."""
         self._store.execute(
-            f"INSERT INTO extraction_log({_LOG_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?) "
-            "ON CONFLICT(task_id) DO UPDATE SET user_id = excluded.user_id, "
-            "project_id = excluded.project_id, outcome = excluded.outcome, "
-            "reason = excluded.reason, memory_id = excluded.memory_id, "
-            "forced = excluded.forced, at = excluded.at",
+            upsert("extraction_log", _LOG_COLUMNS, "task_id"),
             (entry.task_id, entry.user, entry.project, entry.outcome, entry.reason,
              entry.memory_id, int(entry.forced), entry.at))
 

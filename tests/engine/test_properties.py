@@ -17,8 +17,9 @@ from memtui.errors import InvalidInput, MemtuiError
 from memtui.store.backend import StoreBackend
 from memtui.store.database import open_store
 from memtui.store.ids import SequentialIds, encode_id
-from memtui.store.memory_rows import MEMORY_COLUMNS, memory_to_row, row_to_memory
+from memtui.store.memory_rows import MEMORY_COLUMNS, row_to_memory
 from memtui.store.models import Memory
+from memtui.store.repository import row_values
 from memtui.store.search_terms import fts_query
 from memtui.store.timeutil import parse_time
 from memtui.textsafe import UNSAFE_CHARACTERS, one_line, safe_text
@@ -131,7 +132,7 @@ def test_ids_sort_by_time_then_random_part(ms: int, rand: int, ms2: int, rand2: 
 
 def test_a_memory_row_reads_back_as_the_same_memory() -> None:
     memory = ENGINE.identity.add_memory("rows read back", "fact", "web")
-    row = memory_to_row(memory)
+    row = row_values(memory)
     assert len(row) == len(MEMORY_COLUMNS.split(","))
     assert row_to_memory(row) == memory
     # Every field, in the dataclass's order, under the column of the same name.

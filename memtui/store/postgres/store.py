@@ -485,10 +485,4 @@ def _check_and_migrate(store: PostgresStore, conn: psycopg.Connection[Any]) -> N
 def open_postgres_store(url: str, *, clock: Clock | None = None,
                         ids: IdFactory | None = None) -> PostgresStore:
     """Open (creating or migrating) the memtui store at ``url``; ``StoreError`` when it cannot."""
-    store = PostgresStore(url, clock=clock, ids=ids)
-    try:
-        _prepare(store)
-    except BaseException:
-        store.close()
-        raise
-    return store
+    return PostgresStore(url, clock=clock, ids=ids).prepared(_prepare)
