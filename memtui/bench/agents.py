@@ -8,11 +8,12 @@ import argparse
 import json
 import os
 import statistics
+import sys
 import tempfile
 from pathlib import Path
 from typing import Any
 
-from memtui.bench.timing import seconds, timed
+from memtui.bench.timing import run_timed, seconds, timed
 from memtui.engine.agents.overview import agents_overview
 from memtui.engine.agents.paths import claude_slug
 
@@ -157,14 +158,8 @@ print(_peak())
 
 def _child(argv: list[str], env: dict[str, str]) -> tuple[float, int]:
     """(wall seconds, peak memory in bytes: the child's last line) of one child process."""
-    import subprocess
-    import sys
-
-    elapsed, done = timed(lambda: subprocess.run([sys.executable, *argv], env=env,
-                                                 capture_output=True, text=True, check=False))
-    if done.returncode != 0:
-        raise RuntimeError(f"benchmark child exited {done.returncode}: {done.stderr[-300:]}")
-    return elapsed, int(done.stdout.strip().splitlines()[-1])
+    elapsed, out = run_timed([sys.executable, *argv], env=env)
+    return elapsed, int(out.split()[-1])
 
 
 def measure_settings_merge(megabytes: int = SETTINGS_MB,

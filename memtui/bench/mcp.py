@@ -9,7 +9,6 @@ import contextlib
 import json
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -17,7 +16,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from memtui.bench.timing import compile_package, percentile, seconds, timed
+from memtui.bench.timing import compile_package, interleaved, percentile, run_timed, seconds
 
 RECALL_BAR_MS = 10.0
 """Median ``memory_recall`` round trip through MCP under this many milliseconds."""
@@ -101,17 +100,6 @@ def _hook_folder(db: Path, user: str) -> str:
     return tempfile.gettempdir()
 
 
-def _timed(command: list[str], stdin: bytes = b"", env: dict[str, str] | None = None,
-           quiet: bool = False) -> tuple[float, bytes]:
-    """(wall seconds, stdout) of one run of ``command``; it must succeed (and, ``quiet``,
-    write nothing on stderr)."""
-    elapsed, done = timed(lambda: subprocess.run(command, input=stdin, capture_output=True,
-                                                 env=env, check=False))
-    if done.returncode != 0 or (quiet and done.stderr):
-        raise RuntimeError(f"{command[2:]} failed: {done.stderr.decode(errors='replace')}")
-    return elapsed, done.stdout
-
-
 def measure_hook_start(db: Path, user: str, runs: int) -> dict[str, Any]:
     """Median wall time (ms) of ``memtui hook session-start`` and of the reference."""
     compile_package()
@@ -121,14 +109,11 @@ def measure_hook_start(db: Path, user: str, runs: int) -> dict[str, Any]:
                           "source": "startup"}).encode()
     hook = [sys.executable, "-m", "memtui", "--db", str(db), "--user", user, "hook",
             "session-start"]
-    _timed(BASELINE)  # warm the OS caches for both
-    injected = bool(_timed(hook, payload)[1].strip())
-    hook_s: list[float] = []
-    base_s: list[float] = []
-    for _ in range(runs):  # interleaved: drift in machine load hits both alike
-        base_s.append(_timed(BASELINE)[0])
-        hook_s.append(_timed(hook, payload)[0])
-    hook_median, base_median = statistics.median(hook_s), statistics.median(base_s)
+    run_timed(BASELINE)  # warm the OS caches for both
+    injected = bool(run_timed(hook, payload)[1].strip())
+    samples = interleaved(runs, {"base": lambda: run_timed(BASELINE)[0],
+                                 "hook": lambda: run_timed(hook, payload)[0]})
+    hook_median, base_median = (statistics.median(samples[key]) for key in ("hook", "base"))
     ratio = hook_median / base_median
     return {"runs": runs, "hook_median_ms": round(hook_median * 1000, 1),
             "reference_median_ms": round(base_median * 1000, 1), "ratio": round(ratio, 2),
@@ -155,7 +140,7 @@ def measure_hook_gate(runs: int) -> dict[str, Any]:
                                    f"bench remembers fact number {number}.\n")}}).encode()
 
         def timed(command: list[str], stdin: bytes) -> tuple[float, bytes]:
-            return _timed(command, stdin, env, quiet=True)
+            return run_timed(command, stdin, env, quiet=True)
 
         timed(gate, payload(folder / "warm.md", -1))  # the store made once, as in use
         samples: dict[str, list[float]] = {"base": [], "outside": [], "memory": []}
