@@ -43,7 +43,7 @@ from memtui.bench.generate import (
     cached_store,
     generate_store,
 )
-from memtui.bench.timing import best_prefix_times, compile_package, seconds
+from memtui.bench.timing import best_prefix_times, compile_package, interleaved, seconds
 from memtui.store.database import open_store
 from memtui.store.models import MemoryFilter, PageCursor
 
@@ -69,9 +69,6 @@ START_BAR = 1.5
 """Start to first paint of the list, over the empty Textual app's."""
 RSS_BAR = 2.0
 PAGE_FLAT_BAR = 2.0
-SQLITE = "sqlite"
-POSTGRESQL = "postgresql"
-"""The ``backend`` of the rows measured on a PostgreSQL database (``--pg``)."""
 PG_PREFIX = "PostgreSQL: "
 """How the PostgreSQL rows' names begin."""
 PG_RECALL_BAR_MS = 10.0
@@ -156,10 +153,8 @@ def measure_startup(db: Path, user: str, runs: int) -> list[Row]:
         os.sync()  # start from a quiet disk: no writeback left over from earlier work
     _start_once("empty", None, user)  # warm the OS caches (files, the store) for both
     _start_once("app", db, user)
-    runs_of: dict[str, list[dict[str, float]]] = {"empty": [], "app": []}
-    for _ in range(runs):  # interleaved, so drift in machine load hits both alike
-        for mode in ("empty", "app"):
-            runs_of[mode].append(_start_once(mode, db, user))
+    runs_of = interleaved(runs, {mode: partial(_start_once, mode, db, user)
+                                 for mode in ("empty", "app")})
     med = {mode: {key: _median([run[key] for run in samples]) for key in samples[0]}
            for mode, samples in runs_of.items()}
     empty, app = med["empty"], med["app"]
@@ -467,15 +462,15 @@ def key_ratios(keys: dict[str, float], in_store: dict[str, float]) -> dict[str, 
             if in_store.get(key, 0) > 0}
 
 
-def measure_app(db: Path | str, user: str, quick: bool, backend: str = SQLITE) -> list[Row]:
-    """Rows 2 and 3: the real app driven by Pilot on an SQLite file or (``backend``
-    ``POSTGRESQL``) a database URL; each key's ratio to its own store query is information."""
+def measure_app(db: Path | str, user: str, quick: bool, postgres: bool = False) -> list[Row]:
+    """Rows 2 and 3: the real app driven by Pilot on an SQLite file or (``postgres``) a
+    database URL; each key's ratio to its own store query is information."""
     typed = TYPED[:2] if quick else TYPED
     repeats = 1 if quick else APP_REPEATS
     raw = asyncio.run(_drive_app(db, user, typed, 5 if quick else 15, repeats))
     keys = _best_of(raw["keys"], "text", "ms")
     key_ms = list(keys.values())
-    if backend == POSTGRESQL:
+    if postgres:
         from memtui.bench.postgres import bare_search_times
 
         bare = [b * 1000 for b in bare_search_times(str(db), typed, PAGE_ROWS)]
@@ -559,10 +554,9 @@ def measure_redaction_row(budget: float) -> Row:
                rate >= redaction_bench.THROUGHPUT_BAR_MBPS, result)
 
 
-def measure_recall_row(db: Path | str, user: str, quick: bool, backend: str = SQLITE) -> Row:
+def measure_recall_row(db: Path | str, user: str, quick: bool, postgres: bool = False) -> Row:
     """Row 7: recall through the service vs the Python API;
     on PostgreSQL (``db`` a URL) against ``PG_RECALL_BAR_MS``."""
-    postgres = backend == POSTGRESQL
     result = recall_bench.measure_recall(db, runs=2 if quick else 5, user=user,
                             bar_ms=PG_RECALL_BAR_MS if postgres else recall_bench.BAR_MS)
     service, api = result["service_median_ms"], result["api_median_ms"]
@@ -723,10 +717,8 @@ def measure_pages(big: Path | str, small: Path | str, user: str, reps: int,
     rows: list[Row] = []
     try:
         for name in PageProbes.NAMES:
-            times: dict[str, list[float]] = {"big": [], "small": []}
-            for _ in range(reps):  # interleaved
-                for which in ("small", "big"):
-                    times[which].append(seconds(partial(probes[which].run, name)))
+            times = interleaved(reps, {which: partial(seconds, partial(probes[which].run, name))
+                                       for which in ("small", "big")})
             big_t, small_t = _median(times["big"]), _median(times["small"])
             ratio = big_t / small_t
             rows.append(Row(
@@ -891,11 +883,11 @@ def measure_postgres(options: Options, wanted: set[str]) -> list[Row]:
         with pg.working_copy(server, name) as db:
             rows += _run_steps(sections, say, (
                 ("search", "PostgreSQL: search as you type and scrolling (Pilot)…",
-                 lambda: measure_app(db, user, quick, POSTGRESQL)),
+                 lambda: measure_app(db, user, quick, postgres=True)),
                 ("pages", "PostgreSQL: list pages…",
                  lambda: measure_pages(db, small, user, 30 if quick else 200, PG_PREFIX)),
                 ("recall", "PostgreSQL: recall…",
-                 lambda: [measure_recall_row(db, user, quick, POSTGRESQL)])))
+                 lambda: [measure_recall_row(db, user, quick, postgres=True)])))
     rows += _run_steps(sections, say, (
         ("extraction", "PostgreSQL: one worker and two workers extracting one round…",
          lambda: [measure_pg_workers_row(server, 2_000 if quick else 10_000,
