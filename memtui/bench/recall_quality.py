@@ -124,6 +124,11 @@ def measure_quality(distractors: int) -> dict[str, Any]:
     return result
 
 
+def _bare_query(conn: sqlite3.Connection, match: str) -> list[Any]:
+    """The reference query's rows."""
+    return conn.execute(BARE_QUERY, (match, TOP)).fetchall()
+
+
 def measure_latency(db: Path | str, user: str, project: str | None, *, hybrid: bool = False,
                     runs: int = LATENCY_RUNS) -> dict[str, Any]:
     """Median and p95 (ms) of ``recall_memories`` (with the vectors when ``hybrid``) for
@@ -146,8 +151,7 @@ def measure_latency(db: Path | str, user: str, project: str | None, *, hybrid: b
                     engine.recall.recall_memories, question, TOP, project, every_project=False)))
                 match = " OR ".join(f'"{word.rstrip("*")}"' + ("*" if word.endswith("*") else "")
                                     for word in analyse(question).match.split())
-                bare_ms.append(1000 * seconds(
-                    lambda match=match: bare.execute(BARE_QUERY, (match, TOP)).fetchall()))
+                bare_ms.append(1000 * seconds(partial(_bare_query, bare, match)))
     finally:
         bare.close()
         store.close()
