@@ -349,15 +349,11 @@ async def _scroll(pilot: Any, ml: Any, recorder: FrameRecorder, keys: list[str],
         pressed = time.perf_counter()
         send_key_as_driver(pilot.app, key)
 
-        def settled_frame(pressed: float = pressed) -> Frame | None:
-            return next((f for f in recorder.since(pressed) if f.rows and not f.placeholders),
-                        None)
-
-        await _wait_until(lambda: settled_frame() is not None, 10)
+        settled = await recorder.frame_where(lambda f: bool(f.rows and not f.placeholders),
+                                             pressed, 10)
         await asyncio.sleep(0.03)
         frames = recorder.since(pressed)
         first = frames[0] if frames else None
-        settled = settled_frame()
         out.append({
             "key": key, "cursor": ml.cursor,
             "first_frame_ms": (first.end - pressed) * 1000 if first else None,
@@ -741,7 +737,6 @@ class Options:
     seed: int = DEFAULT_SEED
     db: Path | None = None
     quick: bool = False
-    user: str = BENCH_USER
     only: tuple[str, ...] = ()
     codex_rollouts: int = 5_000
     """Rollouts in the generated sessions folder of the ``codex`` row."""
@@ -805,7 +800,7 @@ def _run_steps(wanted: set[str], say: Callable[[str], None], steps: tuple[Step, 
 
 def run(options: Options) -> list[Row]:
     """Run the benchmark; returns the rows in table order."""
-    say, quick, user = options.progress, options.quick, options.user
+    say, quick, user = options.progress, options.quick, BENCH_USER
     wanted = set(options.only) or set(SECTIONS) - {"recall-quality"}
     rows = _run_steps(wanted, say, (
         ("model-extraction", "model extraction against the fake endpoint…",
@@ -864,7 +859,7 @@ def measure_postgres(options: Options, wanted: set[str]) -> list[Row]:
         return [Row(f"{PG_PREFIX}every row", "-",
                     f"skipped: no server given (--pg URL or ${pg.BENCH_PG_ENV})", None, "-",
                     None)]
-    say, quick, server, user = options.progress, options.quick, options.pg, options.user
+    say, quick, server, user = options.progress, options.quick, options.pg, BENCH_USER
     try:
         info = pg.server_summary(server)
     except pg.BenchServerError as error:
