@@ -204,18 +204,16 @@ class FrameRecorder:
                           timeout: float) -> Frame | None:
         """The first frame since ``since`` for which ``wanted`` holds, waiting up to ``timeout``
         seconds (None then), woken by the frame itself: a poll would take the GIL from the app."""
-        found = next((f for f in self.since(since) if wanted(f)), None)
-        if found is not None:
-            return found
-        event = asyncio.Event()
-        self._waiting = (wanted, event)
-        try:
-            async with asyncio.timeout(timeout):  # (no task made, unlike wait_for)
-                await event.wait()
-        except TimeoutError:
-            return None
-        finally:
-            self._waiting = None
+        if not any(wanted(f) for f in self.since(since)):
+            event = asyncio.Event()
+            self._waiting = (wanted, event)
+            try:
+                async with asyncio.timeout(timeout):  # (no task made, unlike wait_for)
+                    await event.wait()
+            except TimeoutError:
+                return None
+            finally:
+                self._waiting = None
         return next((f for f in self.since(since) if wanted(f)), None)
 
     def _recorded(self, frame: Frame) -> None:
