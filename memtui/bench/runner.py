@@ -678,29 +678,23 @@ def measure_agents_row(quick: bool) -> Row:
 
 
 class PageProbes:
-    """The three page queries of one store's bench-user list, ready to time."""
-
-    NAMES = ("first page", "keyset page 90% deep", "positional page from the end")
+    """The three page queries of one store's bench-user list (``queries``, by name), ready
+    to time."""
 
     def __init__(self, path: Path | str, user: str) -> None:
         self.store = open_store(path)
-        self.filter = MemoryFilter(scope="user", owner=user)
+        flt = MemoryFilter(scope="user", owner=user)
         memories = self.store.memories
-        self.count = memories.count(self.filter)
+        self.count = memories.count(flt)
         # 90% down the list, with a full page after it (the small store's list is short)
         offset = max(0, min(int(self.count * 0.9), self.count - PAGE_ROWS - 1))
-        deep = memories.list_at(self.filter, offset, 1)[0]
-        self.cursor = PageCursor(deep.created_at, deep.id)
-
-    def run(self, name: str) -> None:
-        """Run one page query."""
-        memories, flt = self.store.memories, self.filter
-        if name == "first page":
-            memories.page(flt, PAGE_ROWS)
-        elif name == "keyset page 90% deep":
-            memories.page(flt, PAGE_ROWS, after=self.cursor)
-        else:
-            memories.list_at(flt, PAGE_ROWS, PAGE_ROWS, from_end=True)
+        deep = memories.list_at(flt, offset, 1)[0]
+        self.queries: dict[str, Callable[[], object]] = {
+            "first page": partial(memories.page, flt, PAGE_ROWS),
+            "keyset page 90% deep": partial(memories.page, flt, PAGE_ROWS,
+                                            after=PageCursor(deep.created_at, deep.id)),
+            "positional page from the end": partial(memories.list_at, flt, PAGE_ROWS,
+                                                    PAGE_ROWS, from_end=True)}
 
 
 def measure_pages(big: Path | str, small: Path | str, user: str, reps: int,
@@ -710,8 +704,8 @@ def measure_pages(big: Path | str, small: Path | str, user: str, reps: int,
     probes = {"big": PageProbes(big, user), "small": PageProbes(small, user)}
     rows: list[Row] = []
     try:
-        for name in PageProbes.NAMES:
-            times = interleaved(reps, {which: partial(seconds, partial(probes[which].run, name))
+        for name in probes["big"].queries:
+            times = interleaved(reps, {which: partial(seconds, probes[which].queries[name])
                                        for which in ("small", "big")})
             big_t, small_t = _median(times["big"]), _median(times["small"])
             ratio = big_t / small_t
