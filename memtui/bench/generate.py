@@ -255,8 +255,6 @@ class GenerateResult:
 
     path: Path | str
     """The SQLite file, or the PostgreSQL database's URL without its password."""
-    size: int
-    seed: int
     seconds: float
     counts: dict[str, int]
 
@@ -431,8 +429,7 @@ def generate_store(path: str | os.PathLike[str], n: int = DEFAULT_SIZE, seed: in
         for suffix in ("-wal", "-shm"):
             Path(f"{base}{suffix}").unlink(missing_ok=True)
     os.replace(tmp, target)
-    return GenerateResult(path=target, size=n, seed=seed,
-                          seconds=time.perf_counter() - began, counts=counts)
+    return GenerateResult(path=target, seconds=time.perf_counter() - began, counts=counts)
 
 
 def generate_pg_store(url: str, n: int = DEFAULT_SIZE, seed: int = DEFAULT_SEED, *,
@@ -461,8 +458,7 @@ def generate_pg_store(url: str, n: int = DEFAULT_SIZE, seed: int = DEFAULT_SEED,
         location = store.location
     finally:
         store.close()
-    return GenerateResult(path=location, size=n, seed=seed,
-                          seconds=time.perf_counter() - began, counts=counts)
+    return GenerateResult(path=location, seconds=time.perf_counter() - began, counts=counts)
 
 
 def cached_store_path(n: int, seed: int = DEFAULT_SEED) -> Path:
