@@ -3,7 +3,6 @@ same rows; and on PostgreSQL (``measure_pg_workers``) two worker processes besid
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import json
 import os
@@ -154,8 +153,7 @@ def _run_workers(url: str, count: int) -> dict[str, Any]:
         sync = Path(folder)
         env = {**os.environ, WORKER_DB_ENV: url}
         procs = [subprocess.Popen(
-            [sys.executable, "-m", "memtui.bench.extraction", "--worker",
-             "--sync", str(sync), "--index", str(index)],
+            [sys.executable, "-m", "memtui.bench.extraction", str(sync), str(index)],
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
             for index in range(count)]
         try:
@@ -237,20 +235,5 @@ def measure_pg_workers(server_url: str, n_tasks: int = DEFAULT_TASKS,
             "load_average": list(os.getloadavg())}
 
 
-def main(argv: list[str] | None = None) -> int:
-    """One worker process of ``measure_pg_workers``: its result as a JSON line."""
-    parser = argparse.ArgumentParser(prog="python -m memtui.bench.extraction",
-                                     description="one worker of the PostgreSQL bench row")
-    parser.add_argument("--worker", action="store_true", required=True)
-    parser.add_argument("--sync", type=Path, required=True)
-    parser.add_argument("--index", type=int, default=0)
-    args = parser.parse_args(argv)
-    url = os.environ.get(WORKER_DB_ENV)
-    if not url:
-        parser.error(f"--worker needs ${WORKER_DB_ENV}")
-    print(json.dumps(worker(url, args.sync, args.index)))
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())
+if __name__ == "__main__":  # one worker process of measure_pg_workers: its result, as JSON
+    print(json.dumps(worker(os.environ[WORKER_DB_ENV], Path(sys.argv[1]), int(sys.argv[2]))))
