@@ -16,7 +16,10 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
+from memtui.bench.recall import make_queries
 from memtui.bench.timing import compile_package, interleaved, percentile, run_timed, seconds
+from memtui.engine.api import Engine
+from memtui.store.database import open_sqlite_store as open_store
 
 RECALL_BAR_MS = 10.0
 """Median ``memory_recall`` round trip through MCP under this many milliseconds."""
@@ -37,10 +40,6 @@ def measure_mcp_recall(db: Path, user: str, runs: int) -> dict[str, Any]:
     import mcp_types as types
     from mcp.client.session import ClientSession
     from mcp.client.stdio import StdioServerParameters, stdio_client
-
-    from memtui.bench.recall import make_queries
-    from memtui.engine.api import Engine
-    from memtui.store.database import open_sqlite_store as open_store
 
     with contextlib.closing(open_store(db)) as store:
         memories = int(store.execute("SELECT count(*) FROM memories").fetchone()[0])
@@ -88,9 +87,6 @@ def measure_mcp_recall(db: Path, user: str, runs: int) -> dict[str, Any]:
 def _hook_folder(db: Path, user: str) -> str:
     """A project root of the user (so the hook injects project memories too), else a folder
     of no project; switches the user's ``use_memories`` on (a working copy of the store)."""
-    from memtui.engine.api import Engine
-    from memtui.store.database import open_sqlite_store as open_store
-
     with contextlib.closing(open_store(db)) as store:
         engine = Engine(store, user)
         engine.settings.update(use_memories=1)
