@@ -16,6 +16,7 @@ from typing import Any
 from memtui.bench.timing import run_timed, seconds, timed
 from memtui.engine.agents.overview import agents_overview
 from memtui.engine.agents.paths import claude_slug
+from memtui.engine.json_splice import scan_top_level
 
 BAR_SECONDS = 1.0
 DEFAULT_PROJECTS = 100
@@ -196,8 +197,6 @@ def measure_settings_merge(megabytes: int = SETTINGS_MB,
 
 def _kept_outside_servers(source: Path, merged: Path) -> bool:
     """Whether the merged file is the source with only the ``mcpServers`` value changed."""
-    from memtui.engine.json_splice import scan_top_level
-
     before = source.read_text(encoding="utf-8")
     after = merged.read_text(encoding="utf-8")
     old = scan_top_level(before).members["mcpServers"]

@@ -21,7 +21,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from memtui.bench.timing import seconds
+from memtui.bench.timing import seconds, timed
 from memtui.engine.redaction import redact
 
 CORPUS_ENV = "MEMTUI_REDACTION_CORPUS"
@@ -52,9 +52,7 @@ def score_corpus(path: str | Path) -> dict[str, Any]:
     """Recall over secret rows and false-positive rate over look-alike rows of ``path``."""
     rows = _rows(path)
     labelled = [row for row in rows if row.get("secret") is not None]
-    t0 = time.perf_counter()
-    changed = [redact(row["text"]) != row["text"] for row in labelled]
-    elapsed = time.perf_counter() - t0
+    elapsed, changed = timed(lambda: [redact(row["text"]) != row["text"] for row in labelled])
     secret = [(row, hit) for row, hit in zip(labelled, changed, strict=True) if row["secret"]]
     lookalike = [(row, hit) for row, hit in zip(labelled, changed, strict=True)
                  if not row["secret"]]
