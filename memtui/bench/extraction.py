@@ -49,22 +49,18 @@ _RESULT_LINES = (
 )
 
 
-def _result(i: int) -> str:
-    lines = [_RESULT_LINES[(i + k) % len(_RESULT_LINES)] for k in range(9)]
-    return f"Run {i}: " + " ".join(lines)
-
-
 def _bench_tasks(n_tasks: int, now: datetime) -> list[tuple[Task, str | None]]:
     created = format_time(now - timedelta(days=1))
     rows: list[tuple[Task, str | None]] = []
     for i in range(n_tasks):
         finished = now - timedelta(hours=2, seconds=i)
+        result = " ".join(_RESULT_LINES[(i + k) % len(_RESULT_LINES)] for k in range(9))
         rows.append((Task(
             id=f"task_{i:07d}", project=BENCH_PROJECTS[i % len(BENCH_PROJECTS)], user=BENCH_USER,
             goal=f"Task {i}: tidy module {i % 97} and fix issue #{i}\nwith notes",
             prompt=f"Please handle issue #{i}", status="completed", parent=None,
             started_at=format_time(finished - timedelta(minutes=12)),
-            finished_at=format_time(finished), result=_result(i), cost_usd=0.0,
+            finished_at=format_time(finished), result=f"Run {i}: {result}", cost_usd=0.0,
             continuation=False, external_context=False, source="bench", created_at=created),
             None))
     return rows

@@ -74,11 +74,6 @@ def score_corpus(path: str | Path) -> dict[str, Any]:
     }
 
 
-def _covered(text: str, out: str, spans: list[list[int]]) -> bool:
-    """True when no labelled secret span of ``text`` survives in ``out``."""
-    return all(text[s:e] not in out for s, e in spans)
-
-
 def score_extra(path: str | Path = EXTRA_CORPUS) -> dict[str, Any]:
     """Per-kind recall and false positives on the repository's corpus of harder kinds (a secret
     row counts as caught when every labelled span is gone; rule names only, never a value)."""
@@ -91,7 +86,7 @@ def score_extra(path: str | Path = EXTRA_CORPUS) -> dict[str, Any]:
         out, label = redact(row["text"]), (row["kind"], row["rule"])
         if row["secret"]:
             k["secret_rows"] += 1
-            if _covered(row["text"], out, row["spans"]):
+            if all(row["text"][s:e] not in out for s, e in row["spans"]):
                 k["caught"] += 1
             else:
                 missed.append(label)
