@@ -97,7 +97,6 @@ def measure_agents(projects: int = DEFAULT_PROJECTS, reps: int = REPS) -> dict[s
 
 SETTINGS_MB = 150
 """The size of the generated ``~/.claude.json`` (users report 65 MB, 101 MB)."""
-SETTINGS_REPS = 3
 MERGE_TIME_BAR = 1.0
 """The merge may take at most this share of a plain ``json.load`` + ``json.dump``."""
 MERGE_MEMORY_BAR = 1.5
@@ -163,8 +162,7 @@ def _child(argv: list[str], env: dict[str, str]) -> tuple[float, int]:
     return elapsed, int(out.split()[-1])
 
 
-def measure_settings_merge(megabytes: int = SETTINGS_MB,
-                           reps: int = SETTINGS_REPS) -> dict[str, Any]:
+def measure_settings_merge(megabytes: int, reps: int) -> dict[str, Any]:
     """``hooks install claude-code``'s merge of a large ``~/.claude.json`` vs a plain
     ``json.load`` + ``json.dump`` of the same file, each in its own process (time and peak
     memory), medians of ``reps``; and whether every byte outside ``mcpServers`` was kept."""

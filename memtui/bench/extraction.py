@@ -33,7 +33,6 @@ WORKER_DB_ENV = "MEMTUI_BENCH_WORKER_DB"
 """How a worker process is told its database (a URL may hold a password: never in argv)."""
 WORKER_RUN_TIMEOUT_S = 1800.0
 """How long one timed run may take before it counts as hung."""
-DEFAULT_TASKS = 10_000
 BENCH_USER = "bench"
 BENCH_PROJECTS = ("shop", "pipeline", "infra")
 BENCH_NOW = datetime(2026, 12, 1, 12, 0, tzinfo=UTC)
@@ -95,7 +94,7 @@ def read_only_pass(store: StoreBackend, user: str) -> int:
                     count += 1
 
 
-def measure_extraction(n_tasks: int = DEFAULT_TASKS) -> dict[str, Any]:
+def measure_extraction(n_tasks: int) -> dict[str, Any]:
     """Time one full extraction of ``n_tasks`` eligible tasks against the read-only loop."""
     with tempfile.TemporaryDirectory(prefix="memtui-bench-") as folder:
         store = build_bench_store(Path(folder) / "bench.db", n_tasks)
@@ -190,8 +189,7 @@ def _check_round(url: str, n_tasks: int) -> dict[str, int]:
     return counts
 
 
-def measure_pg_workers(server_url: str, n_tasks: int = DEFAULT_TASKS,
-                       runs: int = 3) -> dict[str, Any]:
+def measure_pg_workers(server_url: str, n_tasks: int, runs: int) -> dict[str, Any]:
     """Tasks/s of one worker process and of two at once extracting one round of ``n_tasks``
     tasks on the PostgreSQL server ``server_url``: ``runs`` of each, interleaved, each on a
     fresh copy of one built database; medians and their ratio (two over one)."""
