@@ -72,10 +72,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.generate is not None:
         if args.db is None:
             parser.error("--generate needs --db PATH (or --pg URL)")
-        took, result = timed(lambda: generate_store(
-            args.db, args.generate, args.seed,
-            progress=lambda done, n: say(f"generated {done:,}/{n:,}")))
-        say(f"wrote {result.path} in {took:.1f} s: {result.counts}")
+        result = generate_store(args.db, args.generate, args.seed,
+                                progress=lambda done, n: say(f"generated {done:,}/{n:,}"))
+        say(f"wrote {result.path} in {result.seconds:.1f} s: {result.counts}")
         return 0
     size = args.size or (QUICK_SIZE if args.quick else DEFAULT_SIZE)
     options = Options(size=size, seed=args.seed, db=args.db, quick=args.quick,

@@ -8,13 +8,15 @@ import argparse
 import json
 import os
 import statistics
+import sys
 import tempfile
 from pathlib import Path
 from typing import Any
 
-from memtui.bench.timing import seconds, timed
+from memtui.bench.timing import run_timed, seconds, timed
 from memtui.engine.agents.overview import agents_overview
 from memtui.engine.agents.paths import claude_slug
+from memtui.engine.json_splice import scan_top_level
 
 BAR_SECONDS = 1.0
 DEFAULT_PROJECTS = 100
@@ -95,7 +97,6 @@ def measure_agents(projects: int = DEFAULT_PROJECTS, reps: int = REPS) -> dict[s
 
 SETTINGS_MB = 150
 """The size of the generated ``~/.claude.json`` (users report 65 MB, 101 MB)."""
-SETTINGS_REPS = 3
 MERGE_TIME_BAR = 1.0
 """The merge may take at most this share of a plain ``json.load`` + ``json.dump``."""
 MERGE_MEMORY_BAR = 1.5
@@ -157,18 +158,11 @@ print(_peak())
 
 def _child(argv: list[str], env: dict[str, str]) -> tuple[float, int]:
     """(wall seconds, peak memory in bytes: the child's last line) of one child process."""
-    import subprocess
-    import sys
-
-    elapsed, done = timed(lambda: subprocess.run([sys.executable, *argv], env=env,
-                                                 capture_output=True, text=True, check=False))
-    if done.returncode != 0:
-        raise RuntimeError(f"benchmark child exited {done.returncode}: {done.stderr[-300:]}")
-    return elapsed, int(done.stdout.strip().splitlines()[-1])
+    elapsed, out = run_timed([sys.executable, *argv], env=env)
+    return elapsed, int(out.split()[-1])
 
 
-def measure_settings_merge(megabytes: int = SETTINGS_MB,
-                           reps: int = SETTINGS_REPS) -> dict[str, Any]:
+def measure_settings_merge(megabytes: int, reps: int) -> dict[str, Any]:
     """``hooks install claude-code``'s merge of a large ``~/.claude.json`` vs a plain
     ``json.load`` + ``json.dump`` of the same file, each in its own process (time and peak
     memory), medians of ``reps``; and whether every byte outside ``mcpServers`` was kept."""
@@ -201,8 +195,6 @@ def measure_settings_merge(megabytes: int = SETTINGS_MB,
 
 def _kept_outside_servers(source: Path, merged: Path) -> bool:
     """Whether the merged file is the source with only the ``mcpServers`` value changed."""
-    from memtui.engine.json_splice import scan_top_level
-
     before = source.read_text(encoding="utf-8")
     after = merged.read_text(encoding="utf-8")
     old = scan_top_level(before).members["mcpServers"]

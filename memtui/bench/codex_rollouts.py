@@ -13,6 +13,8 @@ from pathlib import Path
 from typing import Any
 
 from memtui.bench.timing import seconds, timed
+from memtui.engine.api import Engine
+from memtui.store import open_store
 
 DEFAULT_ROLLOUTS = 5_000
 """The full row's folder size (about 500 MB)."""
@@ -92,9 +94,6 @@ def _json_loads(home: Path) -> None:
 
 def measure_codex_import(n: int = DEFAULT_ROLLOUTS) -> dict[str, Any]:
     """Generate, then time ``json.loads`` and two imports; the numbers of the row."""
-    from memtui.engine.api import Engine
-    from memtui.store import open_store
-
     folder = Path(tempfile.mkdtemp(prefix="memtui-bench-codex-"))
     try:
         home = folder / ".codex"

@@ -3,7 +3,6 @@ same rows; and on PostgreSQL (``measure_pg_workers``) two worker processes besid
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import json
 import os
@@ -34,7 +33,6 @@ WORKER_DB_ENV = "MEMTUI_BENCH_WORKER_DB"
 """How a worker process is told its database (a URL may hold a password: never in argv)."""
 WORKER_RUN_TIMEOUT_S = 1800.0
 """How long one timed run may take before it counts as hung."""
-DEFAULT_TASKS = 10_000
 BENCH_USER = "bench"
 BENCH_PROJECTS = ("shop", "pipeline", "infra")
 BENCH_NOW = datetime(2026, 12, 1, 12, 0, tzinfo=UTC)
@@ -50,22 +48,18 @@ _RESULT_LINES = (
 )
 
 
-def _result(i: int) -> str:
-    lines = [_RESULT_LINES[(i + k) % len(_RESULT_LINES)] for k in range(9)]
-    return f"Run {i}: " + " ".join(lines)
-
-
 def _bench_tasks(n_tasks: int, now: datetime) -> list[tuple[Task, str | None]]:
     created = format_time(now - timedelta(days=1))
     rows: list[tuple[Task, str | None]] = []
     for i in range(n_tasks):
         finished = now - timedelta(hours=2, seconds=i)
+        result = " ".join(_RESULT_LINES[(i + k) % len(_RESULT_LINES)] for k in range(9))
         rows.append((Task(
             id=f"task_{i:07d}", project=BENCH_PROJECTS[i % len(BENCH_PROJECTS)], user=BENCH_USER,
             goal=f"Task {i}: tidy module {i % 97} and fix issue #{i}\nwith notes",
             prompt=f"Please handle issue #{i}", status="completed", parent=None,
             started_at=format_time(finished - timedelta(minutes=12)),
-            finished_at=format_time(finished), result=_result(i), cost_usd=0.0,
+            finished_at=format_time(finished), result=f"Run {i}: {result}", cost_usd=0.0,
             continuation=False, external_context=False, source="bench", created_at=created),
             None))
     return rows
@@ -100,7 +94,7 @@ def read_only_pass(store: StoreBackend, user: str) -> int:
                     count += 1
 
 
-def measure_extraction(n_tasks: int = DEFAULT_TASKS) -> dict[str, Any]:
+def measure_extraction(n_tasks: int) -> dict[str, Any]:
     """Time one full extraction of ``n_tasks`` eligible tasks against the read-only loop."""
     with tempfile.TemporaryDirectory(prefix="memtui-bench-") as folder:
         store = build_bench_store(Path(folder) / "bench.db", n_tasks)
@@ -154,8 +148,7 @@ def _run_workers(url: str, count: int) -> dict[str, Any]:
         sync = Path(folder)
         env = {**os.environ, WORKER_DB_ENV: url}
         procs = [subprocess.Popen(
-            [sys.executable, "-m", "memtui.bench.extraction", "--worker",
-             "--sync", str(sync), "--index", str(index)],
+            [sys.executable, "-m", "memtui.bench.extraction", str(sync), str(index)],
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
             for index in range(count)]
         try:
@@ -196,8 +189,7 @@ def _check_round(url: str, n_tasks: int) -> dict[str, int]:
     return counts
 
 
-def measure_pg_workers(server_url: str, n_tasks: int = DEFAULT_TASKS,
-                       runs: int = 3) -> dict[str, Any]:
+def measure_pg_workers(server_url: str, n_tasks: int, runs: int) -> dict[str, Any]:
     """Tasks/s of one worker process and of two at once extracting one round of ``n_tasks``
     tasks on the PostgreSQL server ``server_url``: ``runs`` of each, interleaved, each on a
     fresh copy of one built database; medians and their ratio (two over one)."""
@@ -237,20 +229,5 @@ def measure_pg_workers(server_url: str, n_tasks: int = DEFAULT_TASKS,
             "load_average": list(os.getloadavg())}
 
 
-def main(argv: list[str] | None = None) -> int:
-    """One worker process of ``measure_pg_workers``: its result as a JSON line."""
-    parser = argparse.ArgumentParser(prog="python -m memtui.bench.extraction",
-                                     description="one worker of the PostgreSQL bench row")
-    parser.add_argument("--worker", action="store_true", required=True)
-    parser.add_argument("--sync", type=Path, required=True)
-    parser.add_argument("--index", type=int, default=0)
-    args = parser.parse_args(argv)
-    url = os.environ.get(WORKER_DB_ENV)
-    if not url:
-        parser.error(f"--worker needs ${WORKER_DB_ENV}")
-    print(json.dumps(worker(url, args.sync, args.index)))
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())
+if __name__ == "__main__":  # one worker process of measure_pg_workers: its result, as JSON
+    print(json.dumps(worker(os.environ[WORKER_DB_ENV], Path(sys.argv[1]), int(sys.argv[2]))))

@@ -156,7 +156,11 @@ NUMBER_RANGES: dict[str, tuple[int, int]] = {
 """Template fields filled with a whole number in a range (both ends included)."""
 
 
-def _zipf(items: list[str], exponent: float = 1.0) -> tuple[list[str], list[float]]:
+def _zipf(rng: random.Random, words: list[str], exponent: float,
+          ) -> tuple[list[str], list[float]]:
+    """``words`` shuffled, with the cumulative Zipf weights of their new ranks."""
+    items = list(words)
+    rng.shuffle(items)
     weights = [1.0 / (rank + 1) ** exponent for rank in range(len(items))]
     return items, list(itertools.accumulate(weights))
 
@@ -166,18 +170,11 @@ class TextModel:
 
     def __init__(self, rng: random.Random) -> None:
         self.rng = rng
-        pool = list(TOOLS)
-        rng.shuffle(pool)
-        self.tools = _zipf(pool, 0.9)
-        comps = list(COMPONENTS)
-        rng.shuffle(comps)
-        self.components = _zipf(comps, 0.8)
-        funcs = [f"{v}_{n}" for v in VERBS for n in NOUNS]
-        rng.shuffle(funcs)
-        self.funcs = _zipf(funcs, 1.05)  # a long tail of rare identifiers
-        nouns = list(NOUNS)
-        rng.shuffle(nouns)
-        self.nouns = _zipf(nouns, 0.7)
+        self.tools = _zipf(rng, TOOLS, 0.9)
+        self.components = _zipf(rng, COMPONENTS, 0.8)
+        # a long tail of rare identifiers
+        self.funcs = _zipf(rng, [f"{v}_{n}" for v in VERBS for n in NOUNS], 1.05)
+        self.nouns = _zipf(rng, NOUNS, 0.7)
         self.templates = [_compile(text) for _kind, text in TEMPLATES]
         self.kinds = [kind for kind, _text in TEMPLATES]
         self.by_kind = {kind: [i for i, k in enumerate(self.kinds) if k == kind]
@@ -258,8 +255,6 @@ class GenerateResult:
 
     path: Path | str
     """The SQLite file, or the PostgreSQL database's URL without its password."""
-    size: int
-    seed: int
     seconds: float
     counts: dict[str, int]
 
@@ -434,8 +429,7 @@ def generate_store(path: str | os.PathLike[str], n: int = DEFAULT_SIZE, seed: in
         for suffix in ("-wal", "-shm"):
             Path(f"{base}{suffix}").unlink(missing_ok=True)
     os.replace(tmp, target)
-    return GenerateResult(path=target, size=n, seed=seed,
-                          seconds=time.perf_counter() - began, counts=counts)
+    return GenerateResult(path=target, seconds=time.perf_counter() - began, counts=counts)
 
 
 def generate_pg_store(url: str, n: int = DEFAULT_SIZE, seed: int = DEFAULT_SEED, *,
@@ -464,8 +458,7 @@ def generate_pg_store(url: str, n: int = DEFAULT_SIZE, seed: int = DEFAULT_SEED,
         location = store.location
     finally:
         store.close()
-    return GenerateResult(path=location, size=n, seed=seed,
-                          seconds=time.perf_counter() - began, counts=counts)
+    return GenerateResult(path=location, seconds=time.perf_counter() - began, counts=counts)
 
 
 def cached_store_path(n: int, seed: int = DEFAULT_SEED) -> Path:

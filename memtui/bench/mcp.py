@@ -9,7 +9,6 @@ import contextlib
 import json
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -17,7 +16,10 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from memtui.bench.timing import compile_package, percentile, seconds, timed
+from memtui.bench.recall import make_queries
+from memtui.bench.timing import compile_package, interleaved, percentile, run_timed, seconds
+from memtui.engine.api import Engine
+from memtui.store.database import open_sqlite_store as open_store
 
 RECALL_BAR_MS = 10.0
 """Median ``memory_recall`` round trip through MCP under this many milliseconds."""
@@ -38,10 +40,6 @@ def measure_mcp_recall(db: Path, user: str, runs: int) -> dict[str, Any]:
     import mcp_types as types
     from mcp.client.session import ClientSession
     from mcp.client.stdio import StdioServerParameters, stdio_client
-
-    from memtui.bench.recall import make_queries
-    from memtui.engine.api import Engine
-    from memtui.store.database import open_sqlite_store as open_store
 
     with contextlib.closing(open_store(db)) as store:
         memories = int(store.execute("SELECT count(*) FROM memories").fetchone()[0])
@@ -89,9 +87,6 @@ def measure_mcp_recall(db: Path, user: str, runs: int) -> dict[str, Any]:
 def _hook_folder(db: Path, user: str) -> str:
     """A project root of the user (so the hook injects project memories too), else a folder
     of no project; switches the user's ``use_memories`` on (a working copy of the store)."""
-    from memtui.engine.api import Engine
-    from memtui.store.database import open_sqlite_store as open_store
-
     with contextlib.closing(open_store(db)) as store:
         engine = Engine(store, user)
         engine.settings.update(use_memories=1)
@@ -99,17 +94,6 @@ def _hook_folder(db: Path, user: str) -> str:
             if project.root_path and Path(project.root_path).is_dir():
                 return project.root_path
     return tempfile.gettempdir()
-
-
-def _timed(command: list[str], stdin: bytes = b"", env: dict[str, str] | None = None,
-           quiet: bool = False) -> tuple[float, bytes]:
-    """(wall seconds, stdout) of one run of ``command``; it must succeed (and, ``quiet``,
-    write nothing on stderr)."""
-    elapsed, done = timed(lambda: subprocess.run(command, input=stdin, capture_output=True,
-                                                 env=env, check=False))
-    if done.returncode != 0 or (quiet and done.stderr):
-        raise RuntimeError(f"{command[2:]} failed: {done.stderr.decode(errors='replace')}")
-    return elapsed, done.stdout
 
 
 def measure_hook_start(db: Path, user: str, runs: int) -> dict[str, Any]:
@@ -121,14 +105,11 @@ def measure_hook_start(db: Path, user: str, runs: int) -> dict[str, Any]:
                           "source": "startup"}).encode()
     hook = [sys.executable, "-m", "memtui", "--db", str(db), "--user", user, "hook",
             "session-start"]
-    _timed(BASELINE)  # warm the OS caches for both
-    injected = bool(_timed(hook, payload)[1].strip())
-    hook_s: list[float] = []
-    base_s: list[float] = []
-    for _ in range(runs):  # interleaved: drift in machine load hits both alike
-        base_s.append(_timed(BASELINE)[0])
-        hook_s.append(_timed(hook, payload)[0])
-    hook_median, base_median = statistics.median(hook_s), statistics.median(base_s)
+    run_timed(BASELINE)  # warm the OS caches for both
+    injected = bool(run_timed(hook, payload)[1].strip())
+    samples = interleaved(runs, {"base": lambda: run_timed(BASELINE)[0],
+                                 "hook": lambda: run_timed(hook, payload)[0]})
+    hook_median, base_median = (statistics.median(samples[key]) for key in ("hook", "base"))
     ratio = hook_median / base_median
     return {"runs": runs, "hook_median_ms": round(hook_median * 1000, 1),
             "reference_median_ms": round(base_median * 1000, 1), "ratio": round(ratio, 2),
@@ -155,7 +136,7 @@ def measure_hook_gate(runs: int) -> dict[str, Any]:
                                    f"bench remembers fact number {number}.\n")}}).encode()
 
         def timed(command: list[str], stdin: bytes) -> tuple[float, bytes]:
-            return _timed(command, stdin, env, quiet=True)
+            return run_timed(command, stdin, env, quiet=True)
 
         timed(gate, payload(folder / "warm.md", -1))  # the store made once, as in use
         samples: dict[str, list[float]] = {"base": [], "outside": [], "memory": []}

@@ -18,7 +18,6 @@ from memtui.engine.model_extraction import INPUT_BUDGET_CHARS
 from memtui.store.database import open_store
 from memtui.store.timeutil import FixedClock
 
-DEFAULT_TASKS = 1_000
 NO_CAP = 10**9
 """The bench's token caps: high enough that they never stop the round."""
 
@@ -30,7 +29,7 @@ def _round(path: Path, n_tasks: int) -> tuple[float, Any]:
         return took, (summary, engine.extraction.cost(1))
 
 
-def measure_model_extraction(n_tasks: int = DEFAULT_TASKS) -> dict[str, Any]:
+def measure_model_extraction(n_tasks: int) -> dict[str, Any]:
     """The reference round and the model round over the same ``n_tasks`` tasks."""
     with tempfile.TemporaryDirectory(prefix="memtui-bench-model-") as folder:
         base = Path(folder) / "deterministic.db"

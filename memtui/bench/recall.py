@@ -82,7 +82,7 @@ def make_queries(store: StoreBackend, user: str, count: int = QUERY_COUNT,
 
 
 @contextlib.contextmanager
-def _running_service(path: Path | str, store: StoreBackend, user: str, sock: Path,
+def _running_service(path: str | os.PathLike[str], store: StoreBackend, user: str, sock: Path,
                      in_process: bool) -> Iterator[None]:
     """The service on ``sock``: a ``memtui serve`` process (default), or a thread here."""
     if in_process:
@@ -125,16 +125,11 @@ def measure_recall(db: str | os.PathLike[str] | None = None, n: int | None = Non
     (a file or a PostgreSQL URL) or a generated store of ``n`` memories; the service is a
     ``memtui serve`` process (``in_process``: a thread) and its median must stay under
     ``bar_ms``."""
-    path: Path | str
     if db is None:
         from memtui.bench.generate import DEFAULT_SIZE, cached_store
 
-        path, _cached = cached_store(n or DEFAULT_SIZE)
-    elif is_postgres_url(db):
-        path = str(db)
-    else:
-        path = Path(db)
-    store = open_store(path)
+        db = cached_store(n or DEFAULT_SIZE)[0]
+    store = open_store(db)
     folder = Path(tempfile.mkdtemp(prefix="mtb-"))
     sock = folder / "memtui.sock"
     try:
@@ -143,7 +138,7 @@ def measure_recall(db: str | os.PathLike[str] | None = None, n: int | None = Non
         engine = Engine(store, user)
         service_ms: list[float] = []
         api_ms: list[float] = []
-        with _running_service(path, store, user, sock, in_process):
+        with _running_service(db, store, user, sock, in_process):
             for query in queries:  # warm both paths (page cache, statements)
                 engine.recall.recall(query, limit)
                 call("memory.recall", {"query": query, "limit": limit}, sock)

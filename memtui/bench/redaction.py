@@ -21,7 +21,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from memtui.bench.timing import seconds
+from memtui.bench.timing import seconds, timed
 from memtui.engine.redaction import redact
 
 CORPUS_ENV = "MEMTUI_REDACTION_CORPUS"
@@ -52,9 +52,7 @@ def score_corpus(path: str | Path) -> dict[str, Any]:
     """Recall over secret rows and false-positive rate over look-alike rows of ``path``."""
     rows = _rows(path)
     labelled = [row for row in rows if row.get("secret") is not None]
-    t0 = time.perf_counter()
-    changed = [redact(row["text"]) != row["text"] for row in labelled]
-    elapsed = time.perf_counter() - t0
+    elapsed, changed = timed(lambda: [redact(row["text"]) != row["text"] for row in labelled])
     secret = [(row, hit) for row, hit in zip(labelled, changed, strict=True) if row["secret"]]
     lookalike = [(row, hit) for row, hit in zip(labelled, changed, strict=True)
                  if not row["secret"]]
@@ -76,11 +74,6 @@ def score_corpus(path: str | Path) -> dict[str, Any]:
     }
 
 
-def _covered(text: str, out: str, spans: list[list[int]]) -> bool:
-    """True when no labelled secret span of ``text`` survives in ``out``."""
-    return all(text[s:e] not in out for s, e in spans)
-
-
 def score_extra(path: str | Path = EXTRA_CORPUS) -> dict[str, Any]:
     """Per-kind recall and false positives on the repository's corpus of harder kinds (a secret
     row counts as caught when every labelled span is gone; rule names only, never a value)."""
@@ -93,7 +86,7 @@ def score_extra(path: str | Path = EXTRA_CORPUS) -> dict[str, Any]:
         out, label = redact(row["text"]), (row["kind"], row["rule"])
         if row["secret"]:
             k["secret_rows"] += 1
-            if _covered(row["text"], out, row["spans"]):
+            if all(row["text"][s:e] not in out for s, e in row["spans"]):
                 k["caught"] += 1
             else:
                 missed.append(label)
@@ -281,13 +274,8 @@ def measure_throughput(seconds_budget: float = 6.0, size: int = SAMPLE_BYTES) ->
     text = ordinary_sample(size)
     changed = redact(text) != text
     literal = re.compile(re.escape("literal"))
-
-    def reference(t: str) -> None:
-        """The reference: ``re`` scanning the text for one literal."""
-        literal.search(t)
-        literal.findall(t)
-
-    ref = _best_rate(reference, text, seconds_budget / 3)
+    # the reference: ``re`` scanning the text for one literal
+    ref = _best_rate(lambda t: (literal.search(t), literal.findall(t)), text, seconds_budget / 3)
     red = _best_rate(redact, text, 2 * seconds_budget / 3)
     return {
         "sample_mb": len(text.encode("utf-8")) / 1e6,

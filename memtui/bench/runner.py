@@ -43,7 +43,7 @@ from memtui.bench.generate import (
     cached_store,
     generate_store,
 )
-from memtui.bench.timing import best_prefix_times, compile_package, seconds
+from memtui.bench.timing import best_prefix_times, compile_package, interleaved, seconds
 from memtui.store.database import open_store
 from memtui.store.models import MemoryFilter, PageCursor
 
@@ -69,9 +69,6 @@ START_BAR = 1.5
 """Start to first paint of the list, over the empty Textual app's."""
 RSS_BAR = 2.0
 PAGE_FLAT_BAR = 2.0
-SQLITE = "sqlite"
-POSTGRESQL = "postgresql"
-"""The ``backend`` of the rows measured on a PostgreSQL database (``--pg``)."""
 PG_PREFIX = "PostgreSQL: "
 """How the PostgreSQL rows' names begin."""
 PG_RECALL_BAR_MS = 10.0
@@ -156,10 +153,8 @@ def measure_startup(db: Path, user: str, runs: int) -> list[Row]:
         os.sync()  # start from a quiet disk: no writeback left over from earlier work
     _start_once("empty", None, user)  # warm the OS caches (files, the store) for both
     _start_once("app", db, user)
-    runs_of: dict[str, list[dict[str, float]]] = {"empty": [], "app": []}
-    for _ in range(runs):  # interleaved, so drift in machine load hits both alike
-        for mode in ("empty", "app"):
-            runs_of[mode].append(_start_once(mode, db, user))
+    runs_of = interleaved(runs, {mode: partial(_start_once, mode, db, user)
+                                 for mode in ("empty", "app")})
     med = {mode: {key: _median([run[key] for run in samples]) for key in samples[0]}
            for mode, samples in runs_of.items()}
     empty, app = med["empty"], med["app"]
@@ -209,18 +204,16 @@ class FrameRecorder:
                           timeout: float) -> Frame | None:
         """The first frame since ``since`` for which ``wanted`` holds, waiting up to ``timeout``
         seconds (None then), woken by the frame itself: a poll would take the GIL from the app."""
-        found = next((f for f in self.since(since) if wanted(f)), None)
-        if found is not None:
-            return found
-        event = asyncio.Event()
-        self._waiting = (wanted, event)
-        try:
-            async with asyncio.timeout(timeout):  # (no task made, unlike wait_for)
-                await event.wait()
-        except TimeoutError:
-            return None
-        finally:
-            self._waiting = None
+        if not any(wanted(f) for f in self.since(since)):
+            event = asyncio.Event()
+            self._waiting = (wanted, event)
+            try:
+                async with asyncio.timeout(timeout):  # (no task made, unlike wait_for)
+                    await event.wait()
+            except TimeoutError:
+                return None
+            finally:
+                self._waiting = None
         return next((f for f in self.since(since) if wanted(f)), None)
 
     def _recorded(self, frame: Frame) -> None:
@@ -354,15 +347,11 @@ async def _scroll(pilot: Any, ml: Any, recorder: FrameRecorder, keys: list[str],
         pressed = time.perf_counter()
         send_key_as_driver(pilot.app, key)
 
-        def settled_frame(pressed: float = pressed) -> Frame | None:
-            return next((f for f in recorder.since(pressed) if f.rows and not f.placeholders),
-                        None)
-
-        await _wait_until(lambda: settled_frame() is not None, 10)
+        settled = await recorder.frame_where(lambda f: bool(f.rows and not f.placeholders),
+                                             pressed, 10)
         await asyncio.sleep(0.03)
         frames = recorder.since(pressed)
         first = frames[0] if frames else None
-        settled = settled_frame()
         out.append({
             "key": key, "cursor": ml.cursor,
             "first_frame_ms": (first.end - pressed) * 1000 if first else None,
@@ -467,15 +456,15 @@ def key_ratios(keys: dict[str, float], in_store: dict[str, float]) -> dict[str, 
             if in_store.get(key, 0) > 0}
 
 
-def measure_app(db: Path | str, user: str, quick: bool, backend: str = SQLITE) -> list[Row]:
-    """Rows 2 and 3: the real app driven by Pilot on an SQLite file or (``backend``
-    ``POSTGRESQL``) a database URL; each key's ratio to its own store query is information."""
+def measure_app(db: Path | str, user: str, quick: bool, postgres: bool = False) -> list[Row]:
+    """Rows 2 and 3: the real app driven by Pilot on an SQLite file or (``postgres``) a
+    database URL; each key's ratio to its own store query is information."""
     typed = TYPED[:2] if quick else TYPED
     repeats = 1 if quick else APP_REPEATS
     raw = asyncio.run(_drive_app(db, user, typed, 5 if quick else 15, repeats))
     keys = _best_of(raw["keys"], "text", "ms")
     key_ms = list(keys.values())
-    if backend == POSTGRESQL:
+    if postgres:
         from memtui.bench.postgres import bare_search_times
 
         bare = [b * 1000 for b in bare_search_times(str(db), typed, PAGE_ROWS)]
@@ -559,10 +548,9 @@ def measure_redaction_row(budget: float) -> Row:
                rate >= redaction_bench.THROUGHPUT_BAR_MBPS, result)
 
 
-def measure_recall_row(db: Path | str, user: str, quick: bool, backend: str = SQLITE) -> Row:
+def measure_recall_row(db: Path | str, user: str, quick: bool, postgres: bool = False) -> Row:
     """Row 7: recall through the service vs the Python API;
     on PostgreSQL (``db`` a URL) against ``PG_RECALL_BAR_MS``."""
-    postgres = backend == POSTGRESQL
     result = recall_bench.measure_recall(db, runs=2 if quick else 5, user=user,
                             bar_ms=PG_RECALL_BAR_MS if postgres else recall_bench.BAR_MS)
     service, api = result["service_median_ms"], result["api_median_ms"]
@@ -690,29 +678,23 @@ def measure_agents_row(quick: bool) -> Row:
 
 
 class PageProbes:
-    """The three page queries of one store's bench-user list, ready to time."""
-
-    NAMES = ("first page", "keyset page 90% deep", "positional page from the end")
+    """The three page queries of one store's bench-user list (``queries``, by name), ready
+    to time."""
 
     def __init__(self, path: Path | str, user: str) -> None:
         self.store = open_store(path)
-        self.filter = MemoryFilter(scope="user", owner=user)
+        flt = MemoryFilter(scope="user", owner=user)
         memories = self.store.memories
-        self.count = memories.count(self.filter)
+        self.count = memories.count(flt)
         # 90% down the list, with a full page after it (the small store's list is short)
         offset = max(0, min(int(self.count * 0.9), self.count - PAGE_ROWS - 1))
-        deep = memories.list_at(self.filter, offset, 1)[0]
-        self.cursor = PageCursor(deep.created_at, deep.id)
-
-    def run(self, name: str) -> None:
-        """Run one page query."""
-        memories, flt = self.store.memories, self.filter
-        if name == "first page":
-            memories.page(flt, PAGE_ROWS)
-        elif name == "keyset page 90% deep":
-            memories.page(flt, PAGE_ROWS, after=self.cursor)
-        else:
-            memories.list_at(flt, PAGE_ROWS, PAGE_ROWS, from_end=True)
+        deep = memories.list_at(flt, offset, 1)[0]
+        self.queries: dict[str, Callable[[], object]] = {
+            "first page": partial(memories.page, flt, PAGE_ROWS),
+            "keyset page 90% deep": partial(memories.page, flt, PAGE_ROWS,
+                                            after=PageCursor(deep.created_at, deep.id)),
+            "positional page from the end": partial(memories.list_at, flt, PAGE_ROWS,
+                                                    PAGE_ROWS, from_end=True)}
 
 
 def measure_pages(big: Path | str, small: Path | str, user: str, reps: int,
@@ -722,11 +704,9 @@ def measure_pages(big: Path | str, small: Path | str, user: str, reps: int,
     probes = {"big": PageProbes(big, user), "small": PageProbes(small, user)}
     rows: list[Row] = []
     try:
-        for name in PageProbes.NAMES:
-            times: dict[str, list[float]] = {"big": [], "small": []}
-            for _ in range(reps):  # interleaved
-                for which in ("small", "big"):
-                    times[which].append(seconds(partial(probes[which].run, name)))
+        for name in probes["big"].queries:
+            times = interleaved(reps, {which: partial(seconds, probes[which].queries[name])
+                                       for which in ("small", "big")})
             big_t, small_t = _median(times["big"]), _median(times["small"])
             ratio = big_t / small_t
             rows.append(Row(
@@ -749,7 +729,6 @@ class Options:
     seed: int = DEFAULT_SEED
     db: Path | None = None
     quick: bool = False
-    user: str = BENCH_USER
     only: tuple[str, ...] = ()
     codex_rollouts: int = 5_000
     """Rollouts in the generated sessions folder of the ``codex`` row."""
@@ -813,7 +792,7 @@ def _run_steps(wanted: set[str], say: Callable[[str], None], steps: tuple[Step, 
 
 def run(options: Options) -> list[Row]:
     """Run the benchmark; returns the rows in table order."""
-    say, quick, user = options.progress, options.quick, options.user
+    say, quick, user = options.progress, options.quick, BENCH_USER
     wanted = set(options.only) or set(SECTIONS) - {"recall-quality"}
     rows = _run_steps(wanted, say, (
         ("model-extraction", "model extraction against the fake endpoint…",
@@ -872,7 +851,7 @@ def measure_postgres(options: Options, wanted: set[str]) -> list[Row]:
         return [Row(f"{PG_PREFIX}every row", "-",
                     f"skipped: no server given (--pg URL or ${pg.BENCH_PG_ENV})", None, "-",
                     None)]
-    say, quick, server, user = options.progress, options.quick, options.pg, options.user
+    say, quick, server, user = options.progress, options.quick, options.pg, BENCH_USER
     try:
         info = pg.server_summary(server)
     except pg.BenchServerError as error:
@@ -891,11 +870,11 @@ def measure_postgres(options: Options, wanted: set[str]) -> list[Row]:
         with pg.working_copy(server, name) as db:
             rows += _run_steps(sections, say, (
                 ("search", "PostgreSQL: search as you type and scrolling (Pilot)…",
-                 lambda: measure_app(db, user, quick, POSTGRESQL)),
+                 lambda: measure_app(db, user, quick, postgres=True)),
                 ("pages", "PostgreSQL: list pages…",
                  lambda: measure_pages(db, small, user, 30 if quick else 200, PG_PREFIX)),
                 ("recall", "PostgreSQL: recall…",
-                 lambda: [measure_recall_row(db, user, quick, POSTGRESQL)])))
+                 lambda: [measure_recall_row(db, user, quick, postgres=True)])))
     rows += _run_steps(sections, say, (
         ("extraction", "PostgreSQL: one worker and two workers extracting one round…",
          lambda: [measure_pg_workers_row(server, 2_000 if quick else 10_000,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import compileall
+import subprocess
 import time
 from collections.abc import Callable
 from functools import partial
@@ -22,6 +23,28 @@ def timed(work: Callable[[], T]) -> tuple[float, T]:
 def seconds(work: Callable[[], object]) -> float:
     """The seconds ``work()`` took."""
     return timed(work)[0]
+
+
+def interleaved(runs: int, sides: dict[str, Callable[[], T]]) -> dict[str, list[T]]:
+    """``runs`` results of each side, the sides taking turns (so drift in machine load hits
+    them alike)."""
+    samples: dict[str, list[T]] = {name: [] for name in sides}
+    for _ in range(runs):
+        for name, side in sides.items():
+            samples[name].append(side())
+    return samples
+
+
+def run_timed(command: list[str], stdin: bytes = b"", env: dict[str, str] | None = None,
+              quiet: bool = False) -> tuple[float, bytes]:
+    """(wall seconds, stdout) of one run of ``command``; it must succeed (and, ``quiet``,
+    write nothing on stderr)."""
+    elapsed, done = timed(lambda: subprocess.run(command, input=stdin, capture_output=True,
+                                                 env=env, check=False))
+    if done.returncode != 0 or (quiet and done.stderr):
+        raise RuntimeError(f"{command[1:]} failed ({done.returncode}): "
+                           f"{done.stderr.decode(errors='replace')[-2000:]}")
+    return elapsed, done.stdout
 
 
 def percentile(values: list[float], share: float) -> float:
