@@ -23,7 +23,7 @@ from memtui.engine.agents.errors import (
 from memtui.engine.agents.folders import read_memory_folder, subfolders
 from memtui.engine.agents.frontmatter import parse_front_matter
 from memtui.engine.agents.gemini import ADDED_MEMORIES_HEADING, global_memory_lines
-from memtui.engine.agents.gemini_projects import TMP_DIR
+from memtui.engine.agents.gemini_projects import MEMORY_DIR, TMP_DIR
 from memtui.engine.agents.index import (
     ENTRY_RE,
     INDEX_FILE,
@@ -54,7 +54,6 @@ from memtui.engine.redaction import redact, scan
 from memtui.engine.safe_files import FileStamp, real_root
 from memtui.errors import UnsafePath
 
-MEMORY_DIR = "memory"
 PROMOTED_HEADING = "## Promoted from project memory"
 """The section of ``~/.claude/CLAUDE.md`` a promoted Claude Code memory is appended to."""
 MIN_HOOK_CHARS = 24
