@@ -8,6 +8,7 @@ memory files are touched (and the user-tier file a promotion appends to).
 from __future__ import annotations
 
 import os
+import posixpath
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,7 +24,7 @@ from memtui.engine.agents.errors import (
 from memtui.engine.agents.folders import read_memory_folder, subfolders
 from memtui.engine.agents.frontmatter import parse_front_matter
 from memtui.engine.agents.gemini import ADDED_MEMORIES_HEADING, global_memory_lines
-from memtui.engine.agents.gemini_projects import TMP_DIR
+from memtui.engine.agents.gemini_projects import MEMORY_DIR, TMP_DIR
 from memtui.engine.agents.index import (
     ENTRY_RE,
     INDEX_FILE,
@@ -34,7 +35,6 @@ from memtui.engine.agents.index import (
     line_target,
     link_target,
     loaded_cut,
-    normal_target,
     parse_entries,
 )
 from memtui.engine.agents.plans import (
@@ -54,7 +54,6 @@ from memtui.engine.redaction import redact, scan
 from memtui.engine.safe_files import FileStamp, real_root
 from memtui.errors import UnsafePath
 
-MEMORY_DIR = "memory"
 PROMOTED_HEADING = "## Promoted from project memory"
 """The section of ``~/.claude/CLAUDE.md`` a promoted Claude Code memory is appended to."""
 MIN_HOOK_CHARS = 24
@@ -155,7 +154,7 @@ def _index_change(folder: Path, root: Path, relative: str) -> list[FileChange]:
     text, stamp = read_stamped(index, root)
     lines = text.split("\n")
     kept = [line for line in lines if (target := line_target(line, str(folder))) is None
-            or is_outside(target) or normal_target(target) != relative]
+            or is_outside(target) or posixpath.normpath(target) != relative]
     return [FileChange(str(index), ACTION_REPLACE, stamp, text, "\n".join(kept))
             ] if len(kept) < len(lines) else []
 
@@ -258,7 +257,7 @@ def plan_fix_index(home: Path, folder: Path) -> WritePlan:
     drop = set(load.dangling) | set(load.outside)
     lines = [line for line in text.split("\n") if (match := ENTRY_RE.match(line)) is None
              or (target := link_target(match.group("target"))) is None
-             or (target not in drop and normal_target(target) not in drop)]
+             or (target not in drop and posixpath.normpath(target) not in drop)]
     while lines and lines[-1] == "":
         lines.pop()
     topics = {item.relative: item for item in scan_result.files}

@@ -40,11 +40,6 @@ def _write(path: Path, text: str) -> None:
     path.write_text(text, encoding="utf-8")
 
 
-def _topic(name: str, description: str, kind: str, body: str) -> str:
-    return render_front_matter({"name": name, "description": description, "type": kind}) + \
-        "\n" + body + "\n"
-
-
 def _transcript(folder: Path, project: Path, goal: str, answer: str) -> None:
     base = {"sessionId": "5d1e7a3c-0000-4000-8000-000000000001", "cwd": str(project),
             "gitBranch": "main", "isSidechain": False}
@@ -61,7 +56,8 @@ def _claude_project(claude: Path, project: Path, topics: list[tuple[str, str, st
     index listing them (with ``hook``, else each description), then a transcript."""
     folder = claude / "projects" / claude_slug(str(project))
     for name, title, description, kind, body in topics:
-        _write(folder / "memory" / f"{name}.md", _topic(title, description, kind, body))
+        fields = {"name": title, "description": description, "type": kind}
+        _write(folder / "memory" / f"{name}.md", f"{render_front_matter(fields)}\n{body}\n")
     lines = [f"- [{title}]({name}.md) — {hook or description}"
              for name, title, description, _kind, _body in topics]
     _write(folder / "memory" / "MEMORY.md", "\n".join([*lines, *more]) + "\n")

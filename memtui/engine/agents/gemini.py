@@ -14,6 +14,7 @@ from pathlib import Path
 from memtui.engine.agents.errors import AGENT_FILES, AgentFileProblem
 from memtui.engine.agents.folders import read_memory_folder
 from memtui.engine.agents.gemini_projects import (
+    MEMORY_DIR,
     SWITCH_AUTO_MEMORY,
     GeminiProject,
     global_names,
@@ -47,7 +48,6 @@ from memtui.engine.agents.settings_json import (
 from memtui.engine.safe_files import FileStamp, folder_cache, real_root, with_folder_cache
 from memtui.jsonable import JsonMixin
 
-MEMORY_DIR = "memory"
 ADDED_MEMORIES_HEADING = "## Gemini Added Memories"
 GLOBAL_KEY = "global"
 MAX_SUBFOLDER_DEPTH = 3

@@ -30,6 +30,7 @@ from memtui.engine.safe_files import real_root
 
 PROJECTS_FILE = "projects.json"
 TMP_DIR = "tmp"
+MEMORY_DIR = "memory"
 WORKSPACE_DIR = ".gemini"
 PROJECT_ROOT_FILE = ".project_root"
 SWITCH_AUTO_MEMORY = "experimental.autoMemory"

@@ -10,7 +10,12 @@ from pathlib import Path
 
 from memtui.engine.agents.errors import AGENT_FILES, AgentFileProblem, AgentInputError, only_match
 from memtui.engine.agents.folders import list_entries
-from memtui.engine.agents.gemini_projects import ContextNames, home_context_names
+from memtui.engine.agents.gemini_projects import (
+    MEMORY_DIR,
+    TMP_DIR,
+    ContextNames,
+    home_context_names,
+)
 from memtui.engine.agents.models import InboxPatch, Problem
 from memtui.engine.agents.patches import (
     MAX_PATCH_BYTES,
@@ -36,8 +41,6 @@ SCOPE_PRIVATE = "private"
 SCOPE_GLOBAL = "global"
 SCOPES = (SCOPE_PRIVATE, SCOPE_GLOBAL)
 PATCH_SUFFIX = ".patch"
-MEMORY_DIR = "memory"
-TMP_DIR = "tmp"
 
 
 def list_inbox(memory_dir: Path, root: Path, project: str | None, problems: list[Problem]

@@ -59,11 +59,6 @@ def is_outside(target: str) -> bool:
     return normal == ".." or normal.startswith("../")
 
 
-def normal_target(target: str) -> str:
-    """A link target as a folder-relative path (``./a.md`` -> ``a.md``)."""
-    return posixpath.normpath(target)
-
-
 def line_target(line: str, folder: str | None = None) -> str | None:
     """The file an index line links to: a ``[title](file.md)`` link's, or a 0.61 pointer's
     (``- See <folder>/file.md for …``: its name when the path is in ``folder``)."""
@@ -133,7 +128,7 @@ def index_load(path: str, text: str, topic_files: Iterable[str],
             outside.append(named)
             entries.append(replace(entry, target=named, exists=False))
             continue
-        target = normal_target(named)
+        target = posixpath.normpath(named)  # ./a.md -> a.md
         mentioned.add(target)
         if target not in topics:
             dangling.append(target)

@@ -29,7 +29,6 @@ from memtui.engine.agents.paths import resolve_claude_home
 from memtui.engine.agents.transcripts import (
     IMPORT_TASK_SOURCE,
     SUBAGENT_PREFIX,
-    TranscriptTask,
     read_transcript,
     recorded_session,
     transcript_files,
@@ -178,55 +177,48 @@ class AgentsApi(Importer):
         files, problems = transcript_files(home_path)
         root = real_root(home_path)
         picker = ProjectPicker(self._engine)
-        items: list[ImportItem] = []
-        for found in files:
-            path, ref = str(found), found.stem
-            if found.name.startswith(SUBAGENT_PREFIX):
-                items.append(ImportItem(KIND_SESSION, ref, OUTCOME_SKIPPED,
-                                        REASON_SUBAGENT, "a sub-agent session (agent-*.jsonl)",
-                                        path=path))
-                continue
-            existing = recorded_session(self._engine.tasks, IMPORT_TASK_SOURCE, ref)
-            if existing is not None:
-                if existing.source == IMPORT_TASK_SOURCE:  # imported before paths were kept
-                    self._engine.sessions.record_imported(IMPORT_TASK_SOURCE, ref, path, None,
-                                                          existing.id)
-                items.append(ImportItem(KIND_SESSION, ref, OUTCOME_SKIPPED,
-                                        REASON_ALREADY, target_id=existing.id,
-                                        project=existing.project, path=path))
-                continue
-            try:
-                task = read_transcript(found, root)
-            except AgentFileProblem as error:
-                problems.append(Problem(path, error.reason))
-                items.append(ImportItem(KIND_SESSION, ref, OUTCOME_ERROR,
-                                        error.code, error.reason, path=path))
-                continue
-            problems.extend(task.problems)
-            items.append(self._import_session(ref, task, picker))
+        items = [self._import_session(found, root, picker, problems) for found in files]
         return self._report("claude_transcripts_imported", str(home_path), items, problems,
                             picker)
 
-    def _import_session(self, ref: str, task: TranscriptTask, picker: ProjectPicker
-                        ) -> ImportItem:
-        path = task.file
+    def _import_session(self, found: Path, root: Path, picker: ProjectPicker,
+                        problems: list[Problem]) -> ImportItem:
+        """One transcript as a completed task, or why not (its problems added to ``problems``)."""
+        path, ref = str(found), found.stem
 
-        def skip(reason: str, detail: str) -> ImportItem:
-            return ImportItem(KIND_SESSION, ref, OUTCOME_SKIPPED, reason, detail, path=path)
+        def item(outcome: str, reason: str | None = None, detail: str | None = None,
+                 target_id: str | None = None, project: str | None = None) -> ImportItem:
+            return ImportItem(KIND_SESSION, ref, outcome, reason, detail, target_id, project,
+                              path=path)
 
+        if found.name.startswith(SUBAGENT_PREFIX):
+            return item(OUTCOME_SKIPPED, REASON_SUBAGENT, "a sub-agent session (agent-*.jsonl)")
+        existing = recorded_session(self._engine.tasks, IMPORT_TASK_SOURCE, ref)
+        if existing is not None:
+            if existing.source == IMPORT_TASK_SOURCE:  # imported before paths were kept
+                self._engine.sessions.record_imported(IMPORT_TASK_SOURCE, ref, path, None,
+                                                      existing.id)
+            return item(OUTCOME_SKIPPED, REASON_ALREADY, None, existing.id, existing.project)
+        try:
+            task = read_transcript(found, root)
+        except AgentFileProblem as error:
+            problems.append(Problem(path, error.reason))
+            return item(OUTCOME_ERROR, error.code, error.reason)
+        problems.extend(task.problems)
         if task.sidechain_only:
-            return skip(REASON_SUBAGENT, "every record is a sub-agent (isSidechain) record")
+            return item(OUTCOME_SKIPPED, REASON_SUBAGENT,
+                        "every record is a sub-agent (isSidechain) record")
         gap = task_gap(task.goal, task.result, task.started_at, task.finished_at, task.cwd,
                        "session")
         if gap is not None:
-            return skip(*gap)
+            return item(OUTCOME_SKIPPED, *gap)
         cwd = str(usable_cwd(task.cwd))
         goal, result = task.task_texts()
         try:
             with self._store.transaction():
                 project = picker.project_for(cwd)
                 if project is None:
-                    return skip(REASON_NO_PROJECT, picker.refusal(cwd))
+                    return item(OUTCOME_SKIPPED, REASON_NO_PROJECT, picker.refusal(cwd))
                 added = self._engine.tasks.add_task(
                     project, goal, goal, result, task.started_at, task.finished_at,
                     status="completed", external_context=task.used_external_context,
@@ -237,12 +229,10 @@ class AgentsApi(Importer):
         except MemtuiError as error:
             picker.rolled_back()
             if isinstance(error, Conflict):
-                return skip(REASON_ALREADY, "already recorded")
-            return ImportItem(KIND_SESSION, ref, OUTCOME_ERROR, error.code, error.message,
-                              path=path)
+                return item(OUTCOME_SKIPPED, REASON_ALREADY, "already recorded")
+            return item(OUTCOME_ERROR, error.code, error.message)
         picker.committed()
-        return ImportItem(KIND_SESSION, ref, OUTCOME_IMPORTED, target_id=added.id,
-                          project=added.project, path=path)
+        return item(OUTCOME_IMPORTED, None, None, added.id, added.project)
 
     def _export_input(self) -> tuple[list[ExportProject], list[ExportMemory]]:
         def convert(items: list[Memory]) -> tuple[ExportMemory, ...]:

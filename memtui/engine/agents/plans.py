@@ -111,19 +111,12 @@ def display_path(path: str, root: str) -> str:
 
 def mask_secrets(text: str) -> str:
     """``text`` with every secret replaced by ``«kind»``."""
-    result = scan(text)
-    if not result.findings:
-        return text
     out: list[str] = []
     position = 0
-    for finding in sorted(result.findings, key=lambda item: item.start):
-        if finding.start < position:
-            continue
-        out.append(text[position:finding.start])
-        out.append(MASK.format(kind=finding.kind))
-        position = finding.end
-    out.append(text[position:])
-    return "".join(out)
+    for finding in sorted(scan(text).findings, key=lambda item: item.start):
+        out += [text[position:finding.start], MASK.format(kind=finding.kind)]
+        position = max(position, finding.end)
+    return "".join(out) + text[position:]
 
 
 def refuse_without_write(plan: WritePlan, write: bool) -> None:

@@ -29,13 +29,11 @@ def _set(settings: dict[str, Any], keys: tuple[str, ...], value: bool) -> dict[s
     """``settings`` with ``keys`` (a path of nested objects) set to ``value``."""
     node = settings
     for key in keys[:-1]:
-        child = node.get(key)
-        if not isinstance(child, dict):
-            if child is not None:
-                raise AgentInputError(f"settings key {key!r} is not an object; not changed")
-            child = {}
-            node[key] = child
-        node = child
+        if node.get(key) is None:
+            node[key] = {}
+        node = node[key]
+        if not isinstance(node, dict):
+            raise AgentInputError(f"settings key {key!r} is not an object; not changed")
     node[keys[-1]] = value
     return settings
 

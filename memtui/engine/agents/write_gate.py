@@ -137,7 +137,8 @@ def _without_session(text: str, session: str | None) -> str:
 
 
 def _mark(path: str, text: str) -> str:
-    """The content-free mark of a rejected write: a hash of the file and its text."""
+    """The content-free mark of a rejected write: a hash of the file and its text (as
+    ``_unstamped``)."""
     digest = hashlib.sha256(f"{path}\0{text}".encode()).hexdigest()
     return f"{TOMBSTONE_PREFIX}{digest[:40]}"
 
@@ -149,11 +150,6 @@ def _unstamped(content: str, session: str | None) -> str:
     body = content[len(head):]
     head = _without_session(head, session)
     return _METADATA_BLANK.sub(METADATA_KEY + ":", _MODIFIED_LINES.sub("", head)) + body
-
-
-def _tombstone(path: str, content: str, session: str | None) -> str:
-    """The mark of a rejected write, its text as ``_unstamped``."""
-    return _mark(path, _unstamped(content, session))
 
 
 def _earlier_tombstone(path: str, after: str, session: str | None) -> str:
@@ -315,7 +311,7 @@ class WriteGateApi(EngineArea):
                          None if current is None else _sha(current), "", now, now)
         with self._store.transaction():
             if any(self._store.memories.is_forgotten_source(mark) for mark in (
-                    _tombstone(path, text, session),
+                    _mark(path, _unstamped(text, session)),
                     _earlier_tombstone(path, cleaned, session))):
                 return None
             same = _unstamped(text, session)
@@ -435,7 +431,7 @@ class WriteGateApi(EngineArea):
         with self._store.transaction():
             row = self._row(write_id)
             now = self._store.now()
-            tombstone = _tombstone(row.path, row.content, row.session_id)
+            tombstone = _mark(row.path, _unstamped(row.content, row.session_id))
             self._store.memories.add_forgotten_source(tombstone, now, self.actor)
             self._store.agent_writes.delete(row.id)
             self._audit("agent_write_rejected", row.id)
