@@ -78,11 +78,13 @@ def test_a_failing_round_is_reported_and_the_loop_goes_on(
         team: Team, monkeypatch: pytest.MonkeyPatch) -> None:
     calls = {"n": 0}
     real = ExtractionApi.run_round
+    checked = threading.Event()
 
     def flaky(self: ExtractionApi, *args: object, **kwargs: object) -> object:
         calls["n"] += 1
         if calls["n"] == 1:
             raise RuntimeError("store on fire")
+        checked.wait(WAIT_S)  # the next round's result must not replace the error unseen
         return real(self, *args, **kwargs)  # type: ignore[arg-type]
 
     monkeypatch.setattr(ExtractionApi, "run_round", flaky)
@@ -92,9 +94,11 @@ def test_a_failing_round_is_reported_and_the_loop_goes_on(
     try:
         recorder.wait_for("error")
         assert "store on fire" in (loop.state.last_error or "")
+        checked.set()
         recorder.wait_for("finished")
         assert loop.state.last_error is None and loop.state.runs >= 2
     finally:
+        checked.set()
         loop.stop()
 
 
