@@ -60,6 +60,17 @@ def test_run_once_reports_and_updates_state(team: Team) -> None:
     assert state.to_json()["last_summary"]["extracted"] == 1
 
 
+def test_run_once_with_force_passes_it_to_the_round(team: Team) -> None:
+    task = add_done(team.alice, team.clock, finished_ago=0)  # not idle: only force takes it
+    recorder = Recorder()
+    loop = BackgroundLoop(team.store, "alice", interval_s=None, on_event=recorder)
+    summary = loop.run_once(force=True)
+    assert summary is not None and summary.forced and summary.extracted == 1
+    assert all(event.forced for event in recorder.events)
+    entry = team.store.tasks.get_log(task.id)
+    assert entry is not None and entry.forced
+
+
 def test_loop_runs_on_a_timer(team: Team) -> None:
     add_done(team.alice, team.clock)
     recorder = Recorder()
