@@ -60,6 +60,17 @@ def test_run_once_reports_and_updates_state(team: Team) -> None:
     assert state.to_json()["last_summary"]["extracted"] == 1
 
 
+def test_run_once_with_force_passes_it_to_the_round(team: Team) -> None:
+    task = add_done(team.alice, team.clock, finished_ago=0)  # not idle: only force takes it
+    recorder = Recorder()
+    loop = BackgroundLoop(team.store, "alice", interval_s=None, on_event=recorder)
+    summary = loop.run_once(force=True)
+    assert summary is not None and summary.forced and summary.extracted == 1
+    assert all(event.forced for event in recorder.events)
+    entry = team.store.tasks.get_log(task.id)
+    assert entry is not None and entry.forced
+
+
 def test_loop_runs_on_a_timer(team: Team) -> None:
     add_done(team.alice, team.clock)
     recorder = Recorder()
@@ -78,11 +89,13 @@ def test_a_failing_round_is_reported_and_the_loop_goes_on(
         team: Team, monkeypatch: pytest.MonkeyPatch) -> None:
     calls = {"n": 0}
     real = ExtractionApi.run_round
+    checked = threading.Event()
 
     def flaky(self: ExtractionApi, *args: object, **kwargs: object) -> object:
         calls["n"] += 1
         if calls["n"] == 1:
             raise RuntimeError("store on fire")
+        checked.wait(WAIT_S)  # the next round's result must not replace the error unseen
         return real(self, *args, **kwargs)  # type: ignore[arg-type]
 
     monkeypatch.setattr(ExtractionApi, "run_round", flaky)
@@ -92,9 +105,11 @@ def test_a_failing_round_is_reported_and_the_loop_goes_on(
     try:
         recorder.wait_for("error")
         assert "store on fire" in (loop.state.last_error or "")
+        checked.set()
         recorder.wait_for("finished")
         assert loop.state.last_error is None and loop.state.runs >= 2
     finally:
+        checked.set()
         loop.stop()
 
 
