@@ -13,6 +13,7 @@ import argparse
 import json
 import os
 import sys
+from functools import partial
 from pathlib import Path
 
 from memtui.bench.generate import DEFAULT_SEED, DEFAULT_SIZE, generate_store
@@ -53,14 +54,12 @@ def main(argv: list[str] | None = None) -> int:
     """Run the benchmark (or only generate a store)."""
     from memtui.bench.postgres import BENCH_PG_ENV
 
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args = parser.parse_args(argv)
     pg = args.pg or os.environ.get(BENCH_PG_ENV) or None
-
-    def say(text: str) -> None:
-        print(text, file=sys.stderr, flush=True)
-
+    say = partial(print, file=sys.stderr, flush=True)
     if args.pg_only and pg is None:
-        build_parser().error(f"--pg-only needs --pg URL or ${BENCH_PG_ENV}")
+        parser.error(f"--pg-only needs --pg URL or ${BENCH_PG_ENV}")
     if args.generate is not None and args.db is None and args.pg:
         from memtui.bench.postgres import cached_pg_store
 
@@ -72,7 +71,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if args.generate is not None:
         if args.db is None:
-            build_parser().error("--generate needs --db PATH (or --pg URL)")
+            parser.error("--generate needs --db PATH (or --pg URL)")
         took, result = timed(lambda: generate_store(
             args.db, args.generate, args.seed,
             progress=lambda done, n: say(f"generated {done:,}/{n:,}")))
@@ -88,9 +87,8 @@ def main(argv: list[str] | None = None) -> int:
                           "seconds": round(took, 1),
                           "rows": rows_json(rows)}, indent=2, default=str))
     else:
-        print(f"memtui benchmark: {size:,} memories, seed {args.seed}"
-              f"{', quick' if args.quick else ''} "
-              f"({took:.0f} s)\n")
+        print(f"memtui benchmark: {size:,} memories, seed "
+              f"{args.seed}{', quick' if args.quick else ''} ({took:.0f} s)\n")
         print(format_table(rows))
     return 0 if all(row.ok is not False for row in rows) else 1
 

@@ -79,16 +79,14 @@ def measure_agents(projects: int = DEFAULT_PROJECTS, reps: int = REPS) -> dict[s
     with tempfile.TemporaryDirectory(prefix="memtui-bench-agents-") as folder:
         root = Path(folder)
         claude, gemini = build_agent_homes(root, projects)
-        empty = {"HOME": str(root)}
         bare: list[float] = []
         full: list[float] = []
-        rows = 0
         for _ in range(reps):
             bare.append(seconds(lambda: _bare_read((claude, gemini))))
             took, overview = timed(lambda: agents_overview(claude, gemini, root / "no-codex",
-                                                           env=empty))
+                                                           env={"HOME": str(root)}))
             full.append(took)
-            rows = len(overview.rows)
+        rows = len(overview.rows)
     bare_s, full_s = statistics.median(bare), statistics.median(full)
     return {"projects": projects, "rows": rows, "bare_read_s": bare_s, "overview_s": full_s,
             "ratio_to_bare_read": full_s / bare_s if bare_s else None,
@@ -190,10 +188,9 @@ def measure_settings_merge(megabytes: int = SETTINGS_MB,
             target.write_bytes(source.read_bytes())
             merged.append(_child(["-c", _MERGE_CHILD], env))
             kept = kept and _kept_outside_servers(source, target)
-    ref_s = statistics.median(item[0] for item in reference)
-    ref_rss = statistics.median(item[1] for item in reference)
-    merge_s = statistics.median(item[0] for item in merged)
-    merge_rss = statistics.median(item[1] for item in merged)
+    (ref_s, ref_rss), (merge_s, merge_rss) = ([statistics.median(column) for column in
+                                              zip(*samples, strict=True)]
+                                             for samples in (reference, merged))
     return {"bytes": size, "reference_s": ref_s, "reference_peak_bytes": ref_rss,
             "merge_s": merge_s, "merge_peak_bytes": merge_rss,
             "time_ratio": merge_s / ref_s, "memory_ratio": merge_rss / ref_rss,

@@ -314,19 +314,22 @@ class _Generator:
         project = rng.choice(self.other_projects)
         return "project", rng.choice(self.writers[project]), project
 
-    def chunks(self) -> Iterator[tuple[list[tuple], list[tuple], list[tuple]]]:
-        """(memory rows, task rows, log rows) chunk by chunk, in time order."""
+    def chunks(self, progress: Callable[[int, int], None] | None,
+               ) -> Iterator[dict[str, list[tuple]]]:
+        """The rows of each table chunk by chunk, in time order, ``progress`` told after each
+        (tasks first: the memories and the log rows name them)."""
         made = 0
         while made < self.n:
             size = min(CHUNK, self.n - made)
-            rows: list[_Row] = []
             tasks: list[tuple] = []
             logs: list[tuple] = []
             self.recent = {}
-            for _ in range(size):
-                rows.append(self._one(tasks, logs))
+            rows = [self._one(tasks, logs) for _ in range(size)]
+            yield {"tasks": tasks, "memories": [row.as_tuple() for row in rows],
+                   "extraction_log": logs}
             made += size
-            yield [row.as_tuple() for row in rows], tasks, logs
+            if progress:
+                progress(made, self.n)
 
     def _task(self, project: str, user: str, ms: int, tasks: list[tuple]) -> tuple[str, str, str]:
         """Write a completed task that finished just before ``ms``; (id, goal, finished)."""
@@ -405,17 +408,6 @@ def _seed_identity(store: StoreBackend) -> None:
                 store.identity.set_role(pid, user, role)
 
 
-def _chunks(n: int, seed: int, progress: Callable[[int, int], None] | None,
-            ) -> Iterator[tuple[list[tuple], list[tuple], list[tuple]]]:
-    """(task rows, memory rows, log rows) chunk by chunk, ``progress`` told after each."""
-    done = 0
-    for rows, tasks, logs in _Generator(n, seed).chunks():
-        yield tasks, rows, logs
-        done += len(rows)
-        if progress:
-            progress(done, n)
-
-
 def generate_store(path: str | os.PathLike[str], n: int = DEFAULT_SIZE, seed: int = DEFAULT_SEED,
                    *, progress: Callable[[int, int], None] | None = None) -> GenerateResult:
     """Write a new store with ``n`` generated memories at ``path`` (replaced if present), through
@@ -430,19 +422,17 @@ def generate_store(path: str | os.PathLike[str], n: int = DEFAULT_SIZE, seed: in
     try:
         _seed_identity(store)
         with bench_data.bulk_load(store):
-            for tasks, rows, logs in _chunks(n, seed, progress):
+            for chunk in _Generator(n, seed).chunks(progress):
                 with store.transaction():
-                    bench_data.insert_rows(store, "tasks", tasks)
-                    bench_data.insert_rows(store, "memories", rows)
-                    bench_data.insert_rows(store, "extraction_log", logs)
+                    for table, rows in chunk.items():
+                        bench_data.insert_rows(store, table, rows)
         store.checkpoint()  # the write-ahead log folded into the file, which stays small
         counts = bench_data.table_counts(store)
     finally:
         store.close()
-    for leftover in (Path(f"{tmp}-wal"), Path(f"{tmp}-shm")):
-        leftover.unlink(missing_ok=True)
-    for leftover in (Path(f"{target}-wal"), Path(f"{target}-shm")):
-        leftover.unlink(missing_ok=True)
+    for base in (tmp, target):
+        for suffix in ("-wal", "-shm"):
+            Path(f"{base}{suffix}").unlink(missing_ok=True)
     os.replace(tmp, target)
     return GenerateResult(path=target, size=n, seed=seed,
                           seconds=time.perf_counter() - began, counts=counts)
@@ -466,11 +456,10 @@ def generate_pg_store(url: str, n: int = DEFAULT_SIZE, seed: int = DEFAULT_SEED,
             raise ValueError(f"{store.location} already holds a store")
         _seed_identity(store)
         with pg_bench_data.bulk_load(store) as load:
-            for tasks, rows, logs in _chunks(n, seed, progress):
+            for chunk in _Generator(n, seed).chunks(progress):
                 with load.transaction():
-                    load.rows("tasks", tasks)
-                    load.rows("memories", rows)
-                    load.rows("extraction_log", logs)
+                    for table, rows in chunk.items():
+                        load.rows(table, rows)
         counts = bench_data.table_counts(store)
         location = store.location
     finally:
@@ -479,18 +468,12 @@ def generate_pg_store(url: str, n: int = DEFAULT_SIZE, seed: int = DEFAULT_SEED,
                           seconds=time.perf_counter() - began, counts=counts)
 
 
-def cache_dir() -> Path:
-    """Where generated stores are cached: ``$MEMTUI_BENCH_CACHE`` or ~/.cache/memtui-bench."""
-    given = os.environ.get("MEMTUI_BENCH_CACHE")
-    if given:
-        return Path(given).expanduser()
-    base = os.environ.get("XDG_CACHE_HOME") or "~/.cache"
-    return Path(base).expanduser() / "memtui-bench"
-
-
 def cached_store_path(n: int, seed: int = DEFAULT_SEED) -> Path:
-    """The cache file for (n, seed, schema version, generator version)."""
-    return cache_dir() / f"store-n{n}-s{seed}-schema{LATEST_VERSION}-g{GENERATOR_VERSION}.db"
+    """The cache file for (n, seed, schema version, generator version), in
+    ``$MEMTUI_BENCH_CACHE``, else ``$XDG_CACHE_HOME/memtui-bench`` (~/.cache/memtui-bench)."""
+    folder = Path(os.environ.get("MEMTUI_BENCH_CACHE") or Path(
+        os.environ.get("XDG_CACHE_HOME") or "~/.cache") / "memtui-bench").expanduser()
+    return folder / f"store-n{n}-s{seed}-schema{LATEST_VERSION}-g{GENERATOR_VERSION}.db"
 
 
 def cached_store(n: int, seed: int = DEFAULT_SEED,

@@ -73,8 +73,7 @@ def measure_mcp_recall(db: Path, user: str, runs: int) -> dict[str, Any]:
                                     "memory_recall", {"query": query, "limit": RECALL_LIMIT})
                                 mcp_ms.append((time.perf_counter() - began) * 1000.0)
                                 if result.is_error:
-                                    raise RuntimeError(f"memory_recall failed: "
-                                                       f"{result.content[0]}")
+                                    raise RuntimeError(f"memory_recall failed: {result.content[0]}")
 
         anyio.run(session_run)
         os.rmdir(folder)
@@ -102,7 +101,7 @@ def _hook_folder(db: Path, user: str) -> str:
     return tempfile.gettempdir()
 
 
-def _timed(command: list[str], stdin: bytes, env: dict[str, str] | None = None,
+def _timed(command: list[str], stdin: bytes = b"", env: dict[str, str] | None = None,
            quiet: bool = False) -> tuple[float, bytes]:
     """(wall seconds, stdout) of one run of ``command``; it must succeed (and, ``quiet``,
     write nothing on stderr)."""
@@ -122,13 +121,12 @@ def measure_hook_start(db: Path, user: str, runs: int) -> dict[str, Any]:
                           "source": "startup"}).encode()
     hook = [sys.executable, "-m", "memtui", "--db", str(db), "--user", user, "hook",
             "session-start"]
-    _timed(BASELINE, b"")  # warm the OS caches for both
-    _elapsed, out = _timed(hook, payload)
-    injected = bool(out.strip())
+    _timed(BASELINE)  # warm the OS caches for both
+    injected = bool(_timed(hook, payload)[1].strip())
     hook_s: list[float] = []
     base_s: list[float] = []
     for _ in range(runs):  # interleaved: drift in machine load hits both alike
-        base_s.append(_timed(BASELINE, b"")[0])
+        base_s.append(_timed(BASELINE)[0])
         hook_s.append(_timed(hook, payload)[0])
     hook_median, base_median = statistics.median(hook_s), statistics.median(base_s)
     ratio = hook_median / base_median

@@ -47,8 +47,7 @@ BARE_QUERY = "SELECT rowid FROM memories_fts WHERE memories_fts MATCH ? ORDER BY
 def load_set(path: Path = QUESTIONS) -> dict[str, Any]:
     """The labelled set: ``{memories: [{id, scope, kind, content}], questions: [{question,
     memory}]}``."""
-    data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
-    return data
+    return json.loads(path.read_text(encoding="utf-8"))
 
 
 def build_store(folder: Path, data: dict[str, Any], distractors: int,

@@ -84,41 +84,36 @@ def _covered(text: str, out: str, spans: list[list[int]]) -> bool:
 def score_extra(path: str | Path = EXTRA_CORPUS) -> dict[str, Any]:
     """Per-kind recall and false positives on the repository's corpus of harder kinds (a secret
     row counts as caught when every labelled span is gone; rule names only, never a value)."""
-    rows = _rows(path)
     kinds: dict[str, dict[str, Any]] = {}
     missed: list[tuple[str, str]] = []
     false_pos: list[tuple[str, str]] = []
-    for row in rows:
-        k = kinds.setdefault(row["kind"], {"secret_rows": 0, "caught": 0, "negative_rows": 0, "false_positives": 0})
-        text = row["text"]
-        out = redact(text)
+    for row in _rows(path):
+        k = kinds.setdefault(row["kind"], dict.fromkeys(
+            ("secret_rows", "caught", "negative_rows", "false_positives"), 0))
+        out, label = redact(row["text"]), (row["kind"], row["rule"])
         if row["secret"]:
             k["secret_rows"] += 1
-            if _covered(text, out, row["spans"]):
+            if _covered(row["text"], out, row["spans"]):
                 k["caught"] += 1
             else:
-                missed.append((row["kind"], row["rule"]))
+                missed.append(label)
         else:
             k["negative_rows"] += 1
-            if out != text:
+            if out != row["text"]:
                 k["false_positives"] += 1
-                false_pos.append((row["kind"], row["rule"]))
+                false_pos.append(label)
     for k in kinds.values():
         k["recall"] = k["caught"] / k["secret_rows"] if k["secret_rows"] else 0.0
-        k["false_positive_rate"] = k["false_positives"] / k["negative_rows"] if k["negative_rows"] else 0.0
-    secrets = sum(k["secret_rows"] for k in kinds.values())
-    negatives = sum(k["negative_rows"] for k in kinds.values())
+        k["false_positive_rate"] = (k["false_positives"] / k["negative_rows"]
+                                    if k["negative_rows"] else 0.0)
+    secrets, negatives, caught = (sum(k[name] for k in kinds.values())
+                                  for name in ("secret_rows", "negative_rows", "caught"))
     return {
-        "corpus": str(path),
-        "kinds": kinds,
-        "secret_rows": secrets,
-        "caught": sum(k["caught"] for k in kinds.values()),
-        "recall": sum(k["caught"] for k in kinds.values()) / secrets if secrets else 0.0,
-        "negative_rows": negatives,
+        "corpus": str(path), "kinds": kinds, "secret_rows": secrets, "caught": caught,
+        "recall": caught / secrets if secrets else 0.0, "negative_rows": negatives,
         "false_positives": len(false_pos),
         "false_positive_rate": len(false_pos) / negatives if negatives else 0.0,
-        "missed": missed,
-        "false_positive_rows": false_pos,
+        "missed": missed, "false_positive_rows": false_pos,
     }
 
 

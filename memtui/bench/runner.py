@@ -486,8 +486,7 @@ def measure_app(db: Path | str, user: str, quick: bool, backend: str = SQLITE) -
     key_med, key_max = _median(key_ms), max(key_ms)
     worst_key = max(keys, key=keys.__getitem__)
     bare_med, bare_max = _median(bare), max(bare)
-    in_store = {key: t * 1000 for key, t in
-                store_search_times(db, user, typed).items()}
+    in_store = {key: t * 1000 for key, t in store_search_times(db, user, typed).items()}
     ratios = key_ratios(keys, in_store)
     highest = max(ratios, key=ratios.__getitem__) if ratios else None
     store_ms = list(in_store.values())
@@ -498,10 +497,9 @@ def measure_app(db: Path | str, user: str, quick: bool, backend: str = SQLITE) -
         f"query, each a typing pause after the last: median {_median(store_ms):.1f} ms, max "
         f"{max(store_ms):.1f} ms",
         f"median {key_med:.1f} ms, max {key_max:.1f} ms ({worst_key!r}, "
-        f"{ratios.get(worst_key, 0):.2f}x its store query of "
-        f"{in_store.get(worst_key, 0):.1f} ms); highest ratio "
-        f"{ratios.get(highest, 0) if highest else 0:.2f}x ({highest!r}); {len(from_screen)} "
-        f"of {len(keys)} keys shown from the rows on screen before their query",
+        f"{ratios.get(worst_key, 0):.2f}x its store query of {in_store.get(worst_key, 0):.1f} ms); "
+        f"highest ratio {ratios.get(highest, 0) if highest else 0:.2f}x ({highest!r}); "
+        f"{len(from_screen)} of {len(keys)} keys shown from the rows on screen before their query",
         key_med / bare_med if bare_med else None, f"every key <= {SEARCH_BAR_MS:.0f} ms",
         key_max <= SEARCH_BAR_MS,
         {"best_ms": keys, "samples": raw["keys"], "bare_ms": bare, "store_ms": in_store,

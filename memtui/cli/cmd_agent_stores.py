@@ -22,6 +22,7 @@ from memtui.cli.common import (
     positive_int,
     print_list,
     print_more,
+    print_notes,
     print_problems,
     report_out,
 )
@@ -134,11 +135,10 @@ def _dropped(ctx: CliContext, rows: Sequence[AgentRow], limit: int) -> None:
         if row.index is None or not row.index.over_limit:
             continue
         names = row.index.dropped
-        ctx.console.print(Text(f"Not loaded at session start in {one_line(row.label, 120)} "
-                               f"({len(names)} entries past {row.index.max_lines} lines / "
-                               f"{row.index.max_bytes} bytes):", style="yellow"))
+        ctx.say(f"Not loaded at session start in {one_line(row.label, 120)} ({len(names)} entries "
+                f"past {row.index.max_lines} lines / {row.index.max_bytes} bytes):", style="yellow")
         shown = ", ".join(one_line(name, 60) for name in names[:limit])
-        ctx.console.print(Text(f"  {shown}" + (" …" if len(names) > limit else "")))
+        ctx.say(f"  {shown}" + (" …" if len(names) > limit else ""))
 
 
 def _folder_trust(ctx: CliContext, home: AgentHomeInfo, limit: int) -> None:
@@ -147,17 +147,16 @@ def _folder_trust(ctx: CliContext, home: AgentHomeInfo, limit: int) -> None:
     if trust is None:
         return
     if trust.problem:
-        ctx.console.print(Text(f"  folder trust: {one_line(trust.rules_file, 160)} cannot be "
-                               f"read ({one_line(trust.problem, 160)}); Gemini CLI will not "
-                               "start until it is fixed", style="yellow"))
+        ctx.say(f"  folder trust: {one_line(trust.rules_file, 160)} cannot be "
+                f"read ({one_line(trust.problem, 160)}); Gemini CLI will not "
+                "start until it is fixed", style="yellow")
     if not trust.applies:
         return
     shown = ", ".join(one_line(folder, 120) for folder in trust.untrusted[:limit])
     more = " …" if len(trust.untrusted) > limit else ""
-    ctx.console.print(Text(f"  folder trust is on: memtui's MCP server is Disabled in "
-                           f"untrusted folders ({shown}{more}); trust them in Gemini CLI "
-                           f"(/permissions trust) or in {one_line(trust.rules_file, 160)}",
-                           style="yellow"))
+    ctx.say(f"  folder trust is on: memtui's MCP server is Disabled in "
+            f"untrusted folders ({shown}{more}); trust them in Gemini CLI "
+            f"(/permissions trust) or in {one_line(trust.rules_file, 160)}", style="yellow")
 
 
 def print_overview(ctx: CliContext, overview: AgentsOverview, limit: int,
@@ -166,45 +165,39 @@ def print_overview(ctx: CliContext, overview: AgentsOverview, limit: int,
     for home in overview.homes:
         state = "found" if home.found else "not found"
         title = AGENT_TITLES.get(home.agent, home.agent)
-        ctx.console.print(Text(f"{title} home {home.home} ({state}); auto memory "
-                               f"{switch_text(home)}", style="bold"))
+        ctx.say(f"{title} home {home.home} ({state}); auto memory "
+                f"{switch_text(home)}", style="bold")
         for switch in home.switches:
             mark = "" if switch.effective else " (overridden)"
-            ctx.console.print(Text(f"  {switch.name} = {one_line(switch.value_text, 80)} — "
-                                   f"{one_line(switch.where, 160)}{mark}", style="dim"))
+            ctx.say(f"  {switch.name} = {one_line(switch.value_text, 80)} — "
+                    f"{one_line(switch.where, 160)}{mark}", style="dim")
         if home.version is not None:
-            ctx.console.print(Text(f"  version: {home.version.words}", style="dim"))
+            ctx.say(f"  version: {home.version.words}", style="dim")
         if home.layout:
-            ctx.console.print(Text(f"  layout: {one_line(home.layout, 160)}", style="dim"))
+            ctx.say(f"  layout: {one_line(home.layout, 160)}", style="dim")
         for item in home.broken_commands:
-            ctx.console.print(Text(f"  memtui's {item.what} entry in {item.path} will not "
-                                   f"start: {one_line(item.check.problem or '', 200)} "
-                                   "(run `memtui hooks install … --write` again)",
-                                   style="yellow"))
+            ctx.say(f"  memtui's {item.what} entry in {item.path} will not "
+                    f"start: {one_line(item.check.problem or '', 200)} "
+                    "(run `memtui hooks install … --write` again)", style="yellow")
         _folder_trust(ctx, home, limit)
         if home.instruction_files:  # the missing ones are in --json only
-            ctx.console.print(Text(f"  instruction files: {len(home.instruction_files)} "
-                                   "(read-only; --json lists them with their origin)",
-                                   style="dim"))
+            ctx.say(f"  instruction files: {len(home.instruction_files)} "
+                    "(read-only; --json lists them with their origin)", style="dim")
     rows = overview.rows
     if rows:
         ctx.console.print(rows_table(rows[:limit], with_agent, ctx.console.width))
         print_more(ctx, limit, len(rows), "rows")
     _dropped(ctx, rows, limit)
-    findings = [f for home in overview.homes for f in home.secrets] + \
-        [f for row in rows for f in row.secrets]
-    _secrets(ctx, findings, limit)
-    problems = [p for home in overview.homes for p in home.problems] + \
-        [p for row in rows for p in row.problems]
-    print_problems(ctx, problems, limit)
+    places: list[AgentHomeInfo | AgentRow] = [*overview.homes, *rows]
+    _secrets(ctx, [finding for place in places for finding in place.secrets], limit)
+    print_problems(ctx, [problem for place in places for problem in place.problems], limit)
 
 
 def agents_show(ctx: CliContext, args: argparse.Namespace) -> int:
     """``agents show``: every agent home on the machine, read-only."""
     from memtui.engine.agents.overview import agents_overview
 
-    overview = agents_overview(_given(args, "claude"), _given(args, "gemini"),
-                               _given(args, "codex"))
+    overview = agents_overview(*(_given(args, agent) for agent in ("claude", "gemini", "codex")))
     if ctx.json:
         return ctx.answer(overview.to_json())
     print_overview(ctx, overview, args.limit)
@@ -236,42 +229,38 @@ def gemini_show(ctx: CliContext, args: argparse.Namespace) -> int:
         return ctx.answer(data)
     info, rows = gemini_rows(read)
     print_overview(ctx, AgentsOverview((info,), tuple(rows)), args.limit, with_agent=False)
-    ctx.console.print(Text(f"Global memories ({len(read.global_memories)}): the bullets of "
-                           f"{read.context_files[0]}", style="bold"))
+    ctx.say(f"Global memories ({len(read.global_memories)}): the bullets of "
+            f"{read.context_files[0]}", style="bold")
     for fact in read.global_memories[:args.limit]:
-        ctx.console.print(Text(f"- {one_line(fact, 200)}"))
+        ctx.say(f"- {one_line(fact, 200)}")
     print_more(ctx, args.limit, len(read.global_memories), "global memories")
     _print_inbox(ctx, read.inbox, args.limit)
     return 0
 
 
 def _print_inbox(ctx: CliContext, patches: Sequence[Any], limit: int) -> None:
-    ctx.console.print(Text(f"Inbox ({len(patches)} patch(es) waiting)", style="bold"))
+    ctx.say(f"Inbox ({len(patches)} patch(es) waiting)", style="bold")
     for patch in patches[:limit]:
         where = f"{patch.project}:" if patch.project else ""
         state = f"+{patch.added} -{patch.removed} → {', '.join(patch.targets)}" if patch.valid \
             else f"cannot apply: {patch.reason}"
-        ctx.console.print(Text(f"- {one_line(where + patch.id, 120)}  {one_line(state, 200)}"))
+        ctx.say(f"- {one_line(where + patch.id, 120)}  {one_line(state, 200)}")
 
 
 def run_plan(ctx: CliContext, args: argparse.Namespace, make: Callable[[], WritePlan]) -> int:
     """Make a plan; without ``--write`` print it and refuse (exit 4), else write it (a plan
     that changes nothing: its summary, exit 0)."""
     plan = make()
-    if not args.write and plan.changes:
-        if not ctx.json:
-            ctx.console.print(Text(f"would {plan.summary}", style="bold"))
-            diff = plan.diff()
-            if diff:
-                ctx.console.print(Text(diff.rstrip("\n")))
-            for note in plan.notes:
-                ctx.console.print(Text(f"note: {one_line(note, 300)}", style="yellow"))
+    if not args.write and plan.changes and not ctx.json:
+        ctx.say(f"would {plan.summary}", style="bold")
+        if diff := plan.diff():
+            ctx.say(diff.rstrip("\n"))
+        print_notes(ctx, plan.notes, 300)
     applied = apply_plan(plan, bool(args.write))
     if ctx.json:
         return ctx.answer(applied.to_json())
-    ctx.console.print(Text(f"done: {plan.summary}" if plan.changes else plan.summary))
-    for note in plan.notes:
-        ctx.console.print(Text(f"note: {one_line(note, 300)}", style="yellow"))
+    ctx.say(f"done: {plan.summary}" if plan.changes else plan.summary)
+    print_notes(ctx, plan.notes, 300)
     return 0
 
 
@@ -338,10 +327,9 @@ def gemini_inbox(ctx: CliContext, args: argparse.Namespace) -> int:
     if args.inbox_command == "list":
         patches = gemini_store.list_gemini_inbox(home)
         if ctx.json:
-            ctx.emit_json({"items": [patch.to_json() for patch in patches],
-                           "count": len(patches)})
-        else:
-            _print_inbox(ctx, patches, DEFAULT_LIMIT)
+            return ctx.answer({"items": [patch.to_json() for patch in patches],
+                               "count": len(patches)})
+        _print_inbox(ctx, patches, DEFAULT_LIMIT)
         return 0
     if args.inbox_command == "apply":
         return run_plan(ctx, args, lambda: inbox.plan_apply_patch(home, args.patch))
@@ -364,13 +352,11 @@ def export(ctx: CliContext, args: argparse.Namespace) -> int:
     result = ctx.engine.agents.export(agent, args.dir)
     if ctx.json:
         return ctx.answer(result)
-    ctx.console.print(Text(f"exported {result['memories']} memories to "
-                           f"{one_line(result['path'])} ({len(result['files'])} files)"))
+    ctx.say(f"exported {result['memories']} memories to "
+            f"{one_line(result['path'])} ({len(result['files'])} files)")
     flag = "--claude-home" if agent == "claude" else "--gemini-home"
-    ctx.console.print(Text(f"browse it with: memtui {agent} show {flag} "
-                           f"{one_line(result['path'])}", style="dim"))
-    for note in result["notes"]:
-        ctx.console.print(Text(f"note: {one_line(note, 300)}", style="yellow"))
+    ctx.say(f"browse it with: memtui {agent} show {flag} {one_line(result['path'])}", style="dim")
+    print_notes(ctx, result["notes"], 300)
     return 0
 
 

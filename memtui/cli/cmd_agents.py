@@ -115,7 +115,7 @@ def hook(ctx: CliContext, args: argparse.Namespace) -> int:
         options["db"] = ctx.db_target
     if getattr(ctx.args, "user", None):
         options["user"] = ctx.user
-    return run_hook(options, sys.stdin, ctx.stdout, ctx.stderr)
+    return run_hook(options, ctx.stdout, ctx.stderr)
 
 
 COMMANDS = (

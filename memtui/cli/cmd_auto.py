@@ -32,8 +32,6 @@ TASK_PREVIEW_CHARS = 60
 
 def _settings_out(ctx: CliContext, settings: dict[str, Any], probe: bool = False) -> int:
     status = ctx.engine.settings.endpoint_status() if probe else None
-    if ctx.json:
-        return ctx.answer(settings | ({"model_endpoint": status} if status else {}))
     rows = []
     for spec in ctx.engine.settings.specs():
         value = settings[spec.name]
@@ -43,8 +41,8 @@ def _settings_out(ctx: CliContext, settings: dict[str, Any], probe: bool = False
         rows.append((spec.name, f"{shown} — {spec.meaning}"))
     if status:
         rows.append(("model endpoint", status))
-    ctx.console.print(render.key_value_table(rows, title="Auto-memory settings"))
-    return 0
+    return ctx.answer(settings | ({"model_endpoint": status} if status else {}),
+                      render.key_value_table(rows, title="Auto-memory settings"))
 
 
 def settings_show(ctx: CliContext, args: argparse.Namespace) -> int:
@@ -92,7 +90,7 @@ def task_add(ctx: CliContext, args: argparse.Namespace) -> int:
         args.project, args.goal, args.prompt, args.result, args.started, args.finished,
         status=args.status, cost_usd=args.cost, parent=args.parent,
         continuation=args.continuation, external_context=args.external_context)
-    return ctx.answer(task.to_json(), Text(task.id))
+    return ctx.answer(task.to_json(), task.id)
 
 
 def task_followup(ctx: CliContext, args: argparse.Namespace) -> int:
@@ -101,8 +99,8 @@ def task_followup(ctx: CliContext, args: argparse.Namespace) -> int:
     return ctx.answer({"seq": followup.seq, "from_task": followup.from_task,
                        "to_task": followup.to_task, "message": followup.message,
                        "created_at": followup.created_at},
-                      Text(f"recorded a follow-up from {safe_text(followup.from_task)} to "
-                           f"{safe_text(followup.to_task)}"))
+                      f"recorded a follow-up from {safe_text(followup.from_task)} to "
+                      f"{safe_text(followup.to_task)}")
 
 
 def task_flags(ctx: CliContext, args: argparse.Namespace) -> int:
@@ -113,8 +111,8 @@ def task_flags(ctx: CliContext, args: argparse.Namespace) -> int:
         task = ctx.engine.tasks.set_flags(args.task, use=args.use, generate=args.generate)
     return ctx.answer({"id": task.id, "use_memories": task.use_memories,
                        "generate_memories": task.generate_memories},
-                      Text(f"{safe_text(task.id)}: use {flag_word(task.use_memories)}, "
-                           f"generate {flag_word(task.generate_memories)}"))
+                      f"{safe_text(task.id)}: use {flag_word(task.use_memories)}, "
+                      f"generate {flag_word(task.generate_memories)}")
 
 
 def task_list(ctx: CliContext, args: argparse.Namespace) -> int:
@@ -132,15 +130,12 @@ def task_show(ctx: CliContext, args: argparse.Namespace) -> int:
 
 
 def _quota_out(ctx: CliContext, status: Any) -> int:
-    if ctx.json:
-        return ctx.answer(status.to_json())
     limit = "unlimited" if status.unlimited else f"{status.limit_usd:.2f} USD"
     if status.is_default:
         limit += " (default)"
-    ctx.console.print(render.key_value_table([
+    return ctx.answer(status.to_json(), render.key_value_table([
         ("monthly limit", limit), ("spent this month", f"{status.spent_usd:.2f} USD"),
         ("remaining", f"{status.remaining_percent:.1f}%")], title="Quota"))
-    return 0
 
 
 def quota_set(ctx: CliContext, args: argparse.Namespace) -> int:
@@ -161,16 +156,13 @@ def run(ctx: CliContext, args: argparse.Namespace) -> int:
     ctx.engine.sessions.process_waiting()
     auto = ctx.engine.extraction
     summary = auto.backfill(force=args.force) if args.backfill else auto.run_round(args.force)
-    if ctx.json:
-        return ctx.answer(summary.to_json())
     skipped = ", ".join(f"{REASON_WORDS.get(reason, reason)}: {count}"
                         for reason, count in sorted(summary.skipped.items()))
-    ctx.console.print(render.key_value_table([
+    return ctx.answer(summary.to_json(), render.key_value_table([
         ("scanned", summary.scanned), ("extracted", summary.extracted),
         ("superseded previous", summary.superseded),
         ("skipped", skipped or "0"), ("errors", summary.errors)],
         title="Extraction run" + (" (forced)" if args.force else "")))
-    return 0
 
 
 def log_table(entries: list[LogEntry]) -> Table:
@@ -228,17 +220,11 @@ def log(ctx: CliContext, args: argparse.Namespace) -> int:
 def inject(ctx: CliContext, args: argparse.Namespace) -> int:
     """``inject TASK [--apply]``: the first-turn text (a preview unless ``--apply``)."""
     result = ctx.engine.injection.prepare_first_turn(args.task, apply=args.apply)
-    if ctx.json:
-        return ctx.answer(result.to_json())
     state = "injected" if result.injected else f"nothing injected ({result.reason})"
     applied = " — applied" if args.apply and result.injected else ""
-    ctx.console.print(Text(f"{safe_text(args.task)}: {state}{applied}"))
-    if result.goal:
-        ctx.console.print(Text("goal:", style="bold"))
-        ctx.console.print(Text(safe_text(result.goal)))
-    ctx.console.print(Text("prompt:", style="bold"))
-    ctx.console.print(Text(safe_text(result.prompt)))
-    return 0
+    goal = [Text("goal:", style="bold"), Text(safe_text(result.goal))] if result.goal else []
+    return ctx.answer(result.to_json(), f"{safe_text(args.task)}: {state}{applied}", *goal,
+                      Text("prompt:", style="bold"), safe_text(result.prompt))
 
 
 _usd = number_type(float, "a number of USD")

@@ -25,6 +25,7 @@ from memtui.cli.common import (
     number_type,
     positive_int,
     print_more,
+    print_notes,
     print_problems,
     report_out,
 )
@@ -58,8 +59,7 @@ MAX_WAIT_SECONDS = 600.0
 def _home(args: argparse.Namespace) -> Path:
     home = resolve_codex_home(getattr(args, "codex_home", None))
     if not home.is_dir():
-        raise NotFound(f"{home}: Codex home not found (give --codex-home PATH or set "
-                       "CODEX_HOME)")
+        raise NotFound(f"{home}: Codex home not found (give --codex-home PATH or set CODEX_HOME)")
     return home
 
 
@@ -180,7 +180,7 @@ def _job_line(job: Job) -> Text:
 def _section(ctx: CliContext, title: str, items: Sequence[Any], limit: int, what: str,
              body: Callable[[Any], RenderableType]) -> None:
     """A heading, then the first ``limit`` items (when there are any) and how many more."""
-    ctx.console.print(Text(title, style="bold"))
+    ctx.say(title, style="bold")
     if items:
         ctx.console.print(body(items[:limit]))
         print_more(ctx, limit, len(items), what)
@@ -194,7 +194,7 @@ def show(ctx: CliContext, args: argparse.Namespace) -> int:
     if ctx.json:
         return ctx.answer(show_json(codex, threads))
     limit = args.limit
-    ctx.console.print(Text(f"Codex home {home}", style="bold"))
+    ctx.say(f"Codex home {home}", style="bold")
     ctx.console.print(layout_line(codex))
     ctx.console.print(_summary_line(codex))
     _section(ctx, f"Task groups ({len(codex.task_groups)}) — MEMORY.md", codex.task_groups,
@@ -206,22 +206,20 @@ def show(ctx: CliContext, args: argparse.Namespace) -> int:
              _notes_table)
     _section(ctx, f"Job queue ({len(codex.jobs)})", codex.jobs, limit, "jobs",
              lambda shown: Group(*map(_job_line, shown)))
-    ctx.console.print(Text("Why is consolidation stuck?", style="bold"))
-    if codex.diagnosis:
-        for reason in codex.diagnosis:
-            ctx.console.print(Text(f"- {one_line(reason)}"))
-    elif codex.database_read:
-        ctx.console.print(Text("Nothing stuck: no job is failing or holding an expired lease."))
-    else:
-        ctx.console.print(Text("Unknown: Codex's memory database could not be read (see "
-                               "problems)."))
+    ctx.say("Why is consolidation stuck?", style="bold")
+    for reason in codex.diagnosis:
+        ctx.say(f"- {one_line(reason)}")
+    if not codex.diagnosis:
+        ctx.say("Nothing stuck: no job is failing or holding an expired lease." if
+                codex.database_read else
+                "Unknown: Codex's memory database could not be read (see problems).")
     for reason in config_reasons(codex.config):
-        ctx.console.print(Text(f"- {one_line(reason)}", style="yellow"))
+        ctx.say(f"- {one_line(reason)}", style="yellow")
     settings = describe_config(codex.config, home_found=codex.home_found)
     if settings:
-        ctx.console.print(Text("Codex's memory settings (config.toml)", style="bold"))
+        ctx.say("Codex's memory settings (config.toml)", style="bold")
     for line in settings:
-        ctx.console.print(Text(f"- {one_line(line)}"))
+        ctx.say(f"- {one_line(line)}")
     print_problems(ctx, codex.problems, limit)
     return 0
 
@@ -241,8 +239,7 @@ def import_memories(ctx: CliContext, args: argparse.Namespace) -> int:
 
 def import_rollouts(ctx: CliContext, args: argparse.Namespace) -> int:
     """``codex import-rollouts``: session rollouts become completed tasks."""
-    home = _home(args)
-    report = ctx.engine.codex.import_rollouts(home)
+    report = ctx.engine.codex.import_rollouts(_home(args))
     return report_out(ctx, report, "rollouts as tasks", args.limit)
 
 
@@ -255,7 +252,7 @@ def note(ctx: CliContext, args: argparse.Namespace) -> int:
                                 f"{WRITE_HINT} (nothing was changed)")
     path = write_note(home, args.text)
     return ctx.answer({"path": str(path), "file_name": path.name, "written": True},
-                      Text(f"wrote note {one_line(str(path))}"))
+                      f"wrote note {one_line(str(path))}")
 
 
 def _plan_words(result: ForgetResult) -> str:
@@ -293,18 +290,15 @@ def forget(ctx: CliContext, args: argparse.Namespace) -> int:
         return ctx.answer(result.to_json())
     removed = (f"{result.stage1_rows} stage-1 row(s), {result.job_rows} stage-1 job(s), "
                f"{len(result.summary_files)} rollout summary file(s)")
-    ctx.console.print(Text(f"forgot thread {args.thread_id}: removed {removed}"))
+    ctx.say(f"forgot thread {args.thread_id}: removed {removed}")
     if result.marked_polluted or result.thread_found:
-        ctx.console.print(Text("marked polluted: Codex will not extract this thread again"))
+        ctx.say("marked polluted: Codex will not extract this thread again")
     if result.consolidation_enqueued:
-        ctx.console.print(Text("queued Codex's global consolidation (the row had been "
-                               "consolidated)"))
+        ctx.say("queued Codex's global consolidation (the row had been consolidated)")
     if result.still_in:
         files = ", ".join(Path(path).name for path in result.still_in)
-        ctx.console.print(Text(f"still holding its text until Codex's next consolidation: "
-                               f"{files}", style="yellow"))
-    for problem in result.problems:
-        ctx.console.print(Text(f"note: {one_line(str(problem))}", style="yellow"))
+        ctx.say(f"still holding its text until Codex's next consolidation: {files}", style="yellow")
+    print_notes(ctx, map(str, result.problems))
     return 0
 
 
@@ -317,16 +311,14 @@ def export(ctx: CliContext, args: argparse.Namespace) -> int:
     if ctx.json:
         return ctx.answer({"path": str(path), "home_layout": args.home_layout,
                            "folder": args.codex_layout, **plan.to_json()})
-    ctx.console.print(Text(f"exported {plan.memories} memories to {one_line(str(path))}: "
-                           f"{plan.groups} task group(s), {plan.threads} thread(s), "
-                           f"{plan.notes} note(s)"))
+    ctx.say(f"exported {plan.memories} memories to {one_line(str(path))}: {plan.groups} task "
+            f"group(s), {plan.threads} thread(s), {plan.notes} note(s)")
     browse = path if args.home_layout else path.parent
     hint = "" if args.home_layout or path.name == "memories" else \
         " (Codex reads a folder named 'memories'; or export with --home-layout)"
-    ctx.console.print(Text(f"browse it with: memtui codex show --codex-home "
-                           f"{one_line(str(browse))}{hint}", style="dim"))
-    for line in plan.left_out:
-        ctx.console.print(Text(f"note: {one_line(line)}", style="yellow"))
+    ctx.say(f"browse it with: memtui codex show --codex-home "
+            f"{one_line(str(browse))}{hint}", style="dim")
+    print_notes(ctx, plan.left_out)
     return 0
 
 

@@ -7,7 +7,6 @@ import json
 from typing import Any
 
 from rich.table import Table
-from rich.text import Text
 
 from memtui.cli import render
 from memtui.cli.common import Command, add_commands, add_group, arg, list_out, positive_int
@@ -20,7 +19,7 @@ from memtui.textsafe import safe_text
 
 
 def _memory_out(ctx: CliContext, memory: Memory, verb: str | None = None) -> int:
-    said = [Text(f"{verb} {memory.id}")] if verb else []
+    said = [f"{verb} {memory.id}"] if verb else []
     return ctx.answer(memory.to_json(), *said, render.memory_detail(memory))
 
 
@@ -28,7 +27,7 @@ def project_add(ctx: CliContext, args: argparse.Namespace) -> int:
     """``project add ID [--name N] [--root PATH]``."""
     project = ctx.engine.identity.create_project(args.id, args.name, args.root)
     return ctx.answer(project.to_json() | {"role": "owner"},
-                      Text(f"created project {project.id} (you are its owner)"))
+                      f"created project {project.id} (you are its owner)")
 
 
 def project_member(ctx: CliContext, args: argparse.Namespace) -> int:
@@ -38,8 +37,7 @@ def project_member(ctx: CliContext, args: argparse.Namespace) -> int:
     if args.member != ctx.engine.actor:
         said += (f" (memtui uses it for their folders once they accept: memtui project accept "
                  f"{args.project})")
-    return ctx.answer({"project": args.project, "user": args.member, "role": args.role},
-                      Text(said))
+    return ctx.answer({"project": args.project, "user": args.member, "role": args.role}, said)
 
 
 def project_accept(ctx: CliContext, args: argparse.Namespace) -> int:
@@ -49,7 +47,7 @@ def project_accept(ctx: CliContext, args: argparse.Namespace) -> int:
     where = f"your folders under {root}" if root else "your folders once it has a root"
     said = "accepted" if changed else "already accepted"
     return ctx.answer({"project": args.project, "accepted": True, "changed": changed},
-                      Text(f"{said} {args.project}: memtui chooses it for {where}"))
+                      f"{said} {args.project}: memtui chooses it for {where}")
 
 
 def project_list(ctx: CliContext, args: argparse.Namespace) -> int:
@@ -60,7 +58,7 @@ def project_list(ctx: CliContext, args: argparse.Namespace) -> int:
         return ctx.answer({"items": [p.to_json() | {"role": role, "accepted": p.id in chosen}
                                      for p, role in rows], "count": len(rows)})
     if not rows:
-        ctx.console.print(Text("No projects yet — create one with: memtui project add ID"))
+        ctx.say("No projects yet — create one with: memtui project add ID")
         return 0
     table = Table()
     render.add_id_column(table, "id", (project.id for project, _ in rows))
@@ -150,7 +148,7 @@ def memory_recall(ctx: CliContext, args: argparse.Namespace) -> int:
 def memory_keep(ctx: CliContext, args: argparse.Namespace) -> int:
     """``memory keep ID [ID ...]``: reviewed stale memories stay (marked used now)."""
     count = ctx.engine.staleness.keep(args.ids)
-    return ctx.answer({"kept": count}, Text(f"kept {count} memor{'y' if count == 1 else 'ies'}"))
+    return ctx.answer({"kept": count}, f"kept {count} memor{'y' if count == 1 else 'ies'}")
 
 
 def memory_show(ctx: CliContext, args: argparse.Namespace) -> int:
@@ -182,7 +180,7 @@ def memory_forget(ctx: CliContext, args: argparse.Namespace) -> int:
                  f"yet from its files: {result.purge_reason}")
     return ctx.answer({"id": result.memory_id, "forgotten": list(result.removed_ids),
                        "count": result.count, "purged": result.purged,
-                       "purge_reason": result.purge_reason}, Text(said))
+                       "purge_reason": result.purge_reason}, said)
 
 
 def note(ctx: CliContext, args: argparse.Namespace) -> int:
@@ -194,14 +192,10 @@ def note(ctx: CliContext, args: argparse.Namespace) -> int:
 def context(ctx: CliContext, args: argparse.Namespace) -> int:
     """``context [--project ID]``: the identity context."""
     result = ctx.engine.identity.context(args.project)
-    if ctx.json:
-        return ctx.answer(result.to_json())
-    ctx.console.print(render.key_value_table([
+    return ctx.answer(result.to_json(), render.key_value_table([
         ("user", result.profile.user_id), ("name", result.profile.display_name),
         ("timezone", result.profile.timezone), ("project summary", result.project_summary)],
-        title="Identity context"))
-    ctx.console.print(Text(safe_text(result.text) or "(no memories yet)"))
-    return 0
+        title="Identity context"), safe_text(result.text) or "(no memories yet)")
 
 
 def audit(ctx: CliContext, args: argparse.Namespace) -> int:

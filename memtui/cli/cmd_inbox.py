@@ -52,11 +52,6 @@ def diff_text(item: InboxItem, flat: bool = False) -> Text:
     return out
 
 
-def _scope(item: InboxItem) -> str:
-    memory = item.memory
-    return f"project {memory.project}" if memory.scope == "project" else "user"
-
-
 def _is_write(item_id: str) -> bool:
     return item_id.startswith(WRITE_PREFIX + "_")
 
@@ -139,24 +134,23 @@ def inbox_list(ctx: CliContext, args: argparse.Namespace) -> int:
         rows = [item.to_json() for item in items] + [held.to_json() for held in writes]
         return ctx.answer({"items": rows, "count": len(rows)})
     if not items and not writes:
-        ctx.console.print(Text(EMPTY_INBOX))
+        ctx.say(EMPTY_INBOX)
         return 0
-    table = Table(box=box.SIMPLE_HEAD, pad_edge=False)
-    render.add_id_column(table, "id", [item.memory.id for item in items] +
-                         [held.id for held in writes])
-    table.add_column("source", no_wrap=True)
-    table.add_column("created (UTC)", no_wrap=True)
-    table.add_column("text", min_width=TEXT_MIN_CHARS)
     lines = [(item.memory.id, item.memory.source, item.memory.created_at, _memory_line(item))
              for item in items] + [(held.id, held.row.agent, held.row.created_at,
                                     _write_line(held)) for held in writes]
+    table = Table(box=box.SIMPLE_HEAD, pad_edge=False)
+    render.add_id_column(table, "id", (line[0] for line in lines))
+    table.add_column("source", no_wrap=True)
+    table.add_column("created (UTC)", no_wrap=True)
+    table.add_column("text", min_width=TEXT_MIN_CHARS)
     for item_id, source, created, line in lines:
         line.no_wrap = True
         line.overflow = "ellipsis"
         table.add_row(item_id, source, render.short_time(created)[5:], line)
     ctx.console.print(table)
-    ctx.console.print(Text(f"{len(items) + len(writes)} waiting for review "
-                           "(memtui inbox show ID: the whole text or diff)"))
+    ctx.say(f"{len(items) + len(writes)} waiting for review "
+            "(memtui inbox show ID: the whole text or diff)")
     return 0
 
 
@@ -232,25 +226,31 @@ def _each(ids: Iterable[str], act: Callable[[str], Any],
     return result
 
 
-def _report(ctx: CliContext, result: BulkResult, verb: str) -> int:
-    for memory_id, error in result.errors:
+def _refused(ctx: CliContext, result: BulkResult) -> int:
+    """Each refusal of ``result`` on stderr; the exit code of the first (0: none)."""
+    for item_id, error in result.errors:
         message = error.message.replace("\n", " ")
-        ctx.stderr.write(f"memtui: error: {memory_id}: {message}\n")
+        ctx.stderr.write(f"memtui: error: {item_id}: {message}\n")
+    return result.errors[0][1].exit_code if result.errors else 0
+
+
+def _report(ctx: CliContext, result: BulkResult, verb: str) -> int:
+    code = _refused(ctx, result)
     if ctx.json:
         ctx.emit_json(result.to_json())
     else:
         for done in result.done:
             if isinstance(done, HeldWrite):
-                ctx.console.print(Text(f"approved {done.id}: wrote {done.row.path}"))
+                ctx.say(f"approved {done.id}: wrote {done.row.path}")
             elif isinstance(done, ApproveResult):
                 extra = f" (supersedes {done.superseded})" if done.superseded else ""
                 edited = " as edited" if done.edited else ""
-                ctx.console.print(Text(f"approved {done.memory.id}{edited}{extra}"))
+                ctx.say(f"approved {done.memory.id}{edited}{extra}")
             else:
-                ctx.console.print(Text(f"rejected {done.memory_id} (deleted for good)"))
+                ctx.say(f"rejected {done.memory_id} (deleted for good)")
         if not result.done and not result.errors:
-            ctx.console.print(Text(f"Nothing to {verb}: the inbox is empty."))
-    return result.errors[0][1].exit_code if result.errors else 0
+            ctx.say(f"Nothing to {verb}: the inbox is empty.")
+    return code
 
 
 def inbox_approve(ctx: CliContext, args: argparse.Namespace) -> int:
@@ -269,27 +269,22 @@ def inbox_reject(ctx: CliContext, args: argparse.Namespace) -> int:
     return _report(ctx, _each(filter(_is_write, ids), ctx.engine.gate.reject, result), "reject")
 
 
-def _shown(item: InboxItem | HeldWrite) -> Text:
+def _shown(item: Any) -> Text:
     if isinstance(item, HeldWrite):
         return Text(f"{item.id}: ", style="bold") + write_text(item)
     memory = item.memory
-    head = Text(f"{memory.id} ({memory.source}, {_scope(item)}, created "
+    scope = f"project {memory.project}" if memory.scope == "project" else "user"
+    head = Text(f"{memory.id} ({memory.source}, {scope}, created "
                 f"{render.short_time(memory.created_at)} UTC): ", style="bold")
     return head + _memory_text(item)
 
 
 def _items(ctx: CliContext, result: BulkResult) -> int:
     """Print what ``_each`` found (JSON: ``{items, count}``), each refusal on stderr."""
-    for item_id, refused in result.errors:
-        ctx.stderr.write(f"memtui: error: {item_id}: {refused.message}\n")
-    if ctx.json:
-        ctx.emit_json({"items": [item.to_json() for item in result.done],
-                       "count": len(result.done)})
-    else:
-        for item in result.done:
-            assert isinstance(item, (InboxItem, HeldWrite))
-            ctx.console.print(_shown(item))
-    return result.errors[0][1].exit_code if result.errors else 0
+    code = _refused(ctx, result)
+    ctx.answer({"items": [item.to_json() for item in result.done], "count": len(result.done)},
+               *map(_shown, result.done))
+    return code
 
 
 def inbox_show(ctx: CliContext, args: argparse.Namespace) -> int:

@@ -27,18 +27,17 @@ def redact_command(ctx: CliContext, args: argparse.Namespace) -> int:
     ``{"redacted", "findings"}`` object."""
     from memtui.engine.redaction import findings_as_json, redact, scan
 
-    stdin = getattr(args, "stdin", None) or sys.stdin
     if not args.jsonl:
         # The whole input at once: a secret can span lines (a PEM private key block).
         if ctx.json:
-            whole = scan(stdin.read())
+            whole = scan(sys.stdin.read())
             ctx.emit_json({"redacted": whole.text,
                            "findings": findings_as_json(whole.findings)})
         else:
-            ctx.stdout.write(redact(stdin.read()))
+            ctx.stdout.write(redact(sys.stdin.read()))
         return 0
     bad = 0
-    for number, line in enumerate(stdin, start=1):
+    for number, line in enumerate(sys.stdin, start=1):
         if not line.strip():
             continue
         try:
@@ -53,8 +52,7 @@ def redact_command(ctx: CliContext, args: argparse.Namespace) -> int:
             ctx.stderr.write(f"memtui: line {number}: skipped ({str(error)[:80]})\n")
             continue
         result = scan(record["text"])
-        record["text"] = result.text  # never echo the original (it may hold the secret)
-        record["redacted"] = result.text
+        record["text"] = record["redacted"] = result.text  # never echo the original text
         record["findings"] = findings_as_json(result.findings)
         ctx.stdout.write(json.dumps(record, ensure_ascii=False) + "\n")
     return 5 if bad else 0
@@ -77,31 +75,22 @@ def doctor_command(ctx: CliContext, args: argparse.Namespace) -> int:
     else:
         report = engine.maintenance.doctor(repair=args.repair, vacuum=args.vacuum,
                                            full=args.full)
-    if ctx.json:
-        ctx.emit_json(report.to_json())
-    else:
-        for line in report.repaired:
-            ctx.console.print(Text(f"repaired: {line}"))
-        if report.healthy:
-            ctx.console.print(Text(f"{ctx.db_label}: healthy"))
-        for problem in report.problems:
-            ctx.console.print(Text(f"problem: {problem}"))
-        _print_vacuum(ctx, report)
+    lines = [f"repaired: {line}" for line in report.repaired]
+    if report.healthy:  # a database server by its URL without the password
+        lines.append(f"{ctx.db_target if ctx.db_is_file else ctx.store.location}: healthy")
+    ctx.answer(report.to_json(), *lines, *(f"problem: {problem}" for problem in report.problems),
+               *(f"vacuum: {line}" for line in _vacuum_lines(report)))
     return 0 if report.finished else 1
 
 
-def _print_vacuum(ctx: CliContext, report: DoctorReport) -> None:
-    if report.vacuum_skipped is not None:
-        ctx.console.print(Text(f"vacuum: skipped: {report.vacuum_skipped}"))
+def _vacuum_lines(report: DoctorReport) -> list[str]:
     result = report.vacuum
-    if result is None:
-        return
-    for step in result.done:
-        ctx.console.print(Text(f"vacuum: {step}"))
-    ctx.console.print(Text(f"vacuum: {_size(result.bytes_before)} before, "
-                           f"{_size(result.bytes_after)} after"))
-    if result.pending is not None:
-        ctx.console.print(Text(f"vacuum: not finished: {result.pending}"))
+    lines = [] if report.vacuum_skipped is None else [f"skipped: {report.vacuum_skipped}"]
+    if result is not None:
+        lines += [*result.done, f"{_size(result.bytes_before)} before, "
+                  f"{_size(result.bytes_after)} after"]
+        lines += [] if result.pending is None else [f"not finished: {result.pending}"]
+    return lines
 
 
 BYTES_PER_KIB = 1024
@@ -137,7 +126,7 @@ def export_command(ctx: CliContext, args: argparse.Namespace) -> int:
     except OSError as error:
         raise StoreError(f"{target}: cannot write ({error.strerror})") from None
     return ctx.answer({"file": str(target), "rows": counts},
-                      Text(f"exported {sum(counts.values())} rows to {target}"))
+                      f"exported {sum(counts.values())} rows to {target}")
 
 
 def import_command(ctx: CliContext, args: argparse.Namespace) -> int:
@@ -163,10 +152,8 @@ def import_command(ctx: CliContext, args: argparse.Namespace) -> int:
     finally:
         if handle is not sys.stdin:
             handle.close()
-    return ctx.answer(report.to_json(), Text(
-        f"imported {sum(report.loaded.values())} rows"
-        + (f", skipped {sum(report.skipped.values())} already present" if report.skipped
-           else "")))
+    skipped = f", skipped {sum(report.skipped.values())} already present" if report.skipped else ""
+    return ctx.answer(report.to_json(), f"imported {sum(report.loaded.values())} rows{skipped}")
 
 
 def store_copy_command(ctx: CliContext, args: argparse.Namespace) -> int:
@@ -214,8 +201,7 @@ STORE_COMMANDS = (
     Command("copy", "copy a whole store into an empty one (SQLite paths or postgresql:// "
             "URLs, either way), checked by comparing exports", store_copy_command, (
                 arg("--from", dest="source", required=True, metavar="SRC",
-                    help="the store to copy: a path or a postgresql:// URL (read, never "
-                         "changed)"),
+                    help="the store to copy: a path or a postgresql:// URL (read, never changed)"),
                 arg("--to", dest="destination", required=True, metavar="DST",
                     help="an empty store: a new file, an empty memtui file, or an empty "
                          "PostgreSQL database"))),

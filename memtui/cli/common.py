@@ -45,17 +45,13 @@ positive_int = number_type(int, "a whole number", lambda n: n >= 1, "must be at 
 """An argparse type: a whole number of at least 1."""
 
 
-@dataclass(frozen=True)
-class Arg:
-    """One argument of a command: ``add_argument``'s names and keywords."""
-
-    names: tuple[str, ...]
-    options: dict[str, Any]
+Arg = tuple[tuple[str, ...], dict[str, Any]]
+"""One argument of a command: ``add_argument``'s names and keywords."""
 
 
 def arg(*names: str, **options: Any) -> Arg:
     """An argument, written as for ``add_argument``."""
-    return Arg(names, options)
+    return names, options
 
 
 HOME_HELPS = {"claude": "the Claude Code home (else $CLAUDE_CONFIG_DIR, else ~/.claude)",
@@ -82,8 +78,8 @@ class Command:
 
 def add_args(parser: argparse.ArgumentParser, *args: Arg) -> None:
     """Add ``args`` to ``parser``, in order."""
-    for item in args:
-        parser.add_argument(*item.names, **item.options)
+    for names, options in args:
+        parser.add_argument(*names, **options)
 
 
 def add_commands(sub: argparse._SubParsersAction, common: argparse.ArgumentParser,
@@ -99,8 +95,13 @@ def add_commands(sub: argparse._SubParsersAction, common: argparse.ArgumentParse
 def print_more(ctx: CliContext, shown: int, total: int, what: str) -> None:
     """``… N more <what>`` when a list was cut at ``shown`` of ``total``."""
     if total > shown:
-        ctx.console.print(Text(f"… {total - shown} more {what} (use --limit or --json)",
-                               style="dim"))
+        ctx.say(f"… {total - shown} more {what} (use --limit or --json)", style="dim")
+
+
+def print_notes(ctx: CliContext, notes: Iterable[str], chars: int | None = None) -> None:
+    """Each note on a line of its own, ``note: …`` (cut to ``chars``)."""
+    for note in notes:
+        ctx.say(f"note: {one_line(note, chars)}", style="yellow")
 
 
 def print_list(ctx: CliContext, heading: Text, items: Sequence[T], line: Callable[[T], Text],
@@ -139,7 +140,7 @@ def list_out(ctx: CliContext, items: list[Any], table: Table, empty: str) -> int
     if ctx.json:
         ctx.emit_json({"items": [item.to_json() for item in items], "count": len(items)})
     elif not items:
-        ctx.console.print(Text(empty))
+        ctx.say(empty)
     else:
         ctx.console.print(table)
     return 0
@@ -158,12 +159,12 @@ def report_out(ctx: CliContext, report: ImportReport, what: str, limit: int) -> 
     line += f"; errors {report.errors}"
     if report.unchanged:
         line += f"; {report.unchanged} unchanged file(s) not read"
-    ctx.console.print(Text(line))
+    ctx.say(line)
     if report.created_projects:
-        ctx.console.print(Text("created project(s): " + ", ".join(report.created_projects)))
+        ctx.say("created project(s): " + ", ".join(report.created_projects))
     if report.truncated:
-        ctx.console.print(Text(f"cut to the size limit (marked in the text): "
-                               f"{one_line(', '.join(report.truncated))}", style="yellow"))
+        ctx.say(f"cut to the size limit (marked in the text): "
+                f"{one_line(', '.join(report.truncated))}", style="yellow")
     others = [item for item in report.items
               if item.outcome != OUTCOME_IMPORTED and item.reason != REASON_ALREADY]
     if others:

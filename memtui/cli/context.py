@@ -65,12 +65,6 @@ class CliContext:
         return Path(self.db_target)
 
     @property
-    def db_label(self) -> str:
-        """The store for people: the file path, or the URL without its password (the store
-        is opened for it)."""
-        return self.db_target if self.db_is_file else self.store.location
-
-    @property
     def user(self) -> str:
         """The acting user: ``--user``, else ``$MEMTUI_USER``, else the login name."""
         return getattr(self.args, "user", None) or default_user()
@@ -100,9 +94,7 @@ class CliContext:
     def discard_new_store(self) -> None:
         """Remove the store file this command created, with its WAL and shared-memory files,
         when it holds nothing (an import that was refused into a new store)."""
-        if self._store is None or not self.db_is_file:
-            return
-        if not self._store.is_empty():
+        if self._store is None or not self.db_is_file or not self._store.is_empty():
             return
         self._store.close()
         self._store = None
@@ -124,14 +116,18 @@ class CliContext:
         """Print one JSON document on stdout."""
         self.stdout.write(json.dumps(value, ensure_ascii=False, indent=2) + "\n")
 
+    def say(self, text: str, style: str = "") -> None:
+        """Print one line of text (literal, never markup) in ``style``."""
+        self.console.print(Text(text, style=style))
+
     def answer(self, payload: Any, *lines: RenderableType) -> int:
         """A command's answer (exit code 0): ``payload`` as JSON with ``--json``, else
-        ``lines``, each printed on its own."""
+        ``lines``, each printed on its own (a ``str`` as literal text)."""
         if self.json:
             self.emit_json(payload)
         else:
             for line in lines:
-                self.console.print(line)
+                self.console.print(Text(line) if isinstance(line, str) else line)
         return 0
 
     def error(self, error: MemtuiError) -> int:

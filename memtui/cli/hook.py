@@ -127,24 +127,22 @@ def _session_end(payload: dict[str, Any], db: str | None, user: str | None,
               lambda sessions: sessions.record(agent, payload))
 
 
-def run_hook(options: dict[str, str], stdin: TextIO | None = None, stdout: TextIO | None = None,
+def run_hook(options: dict[str, str], stdout: TextIO | None = None,
              stderr: TextIO | None = None) -> int:
-    """Run one hook command; always exit status 0 (fail open)."""
-    stdin = stdin or sys.stdin
+    """Run one hook command on the JSON object on stdin; always exit status 0 (fail open)."""
     stdout = stdout or sys.stdout
-    stderr = stderr or sys.stderr
     name = options["name"]
     try:
-        payload = _read_payload(stdin)
-        agent = options.get("agent", DEFAULT_AGENT)
+        payload = _read_payload(sys.stdin)
+        store = (options.get("db"), options.get("user"), options.get("agent", DEFAULT_AGENT))
         if name == "session-start":
-            out = _session_start(payload, options.get("db"), options.get("user"), agent)
+            out = _session_start(payload, *store)
             if out:
                 stdout.write(out + "\n")
                 stdout.flush()
         else:
-            _session_end(payload, options.get("db"), options.get("user"), agent)
+            _session_end(payload, *store)
     except Exception as error:  # fail open: the agent's session must go on
         message = getattr(error, "message", None) or str(error) or type(error).__name__
-        stderr.write(f"memtui: hook {name}: {' '.join(str(message).split())[:500]}\n")
+        (stderr or sys.stderr).write(f"memtui: hook {name}: {' '.join(str(message).split())[:500]}\n")
     return 0

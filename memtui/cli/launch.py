@@ -61,8 +61,7 @@ def prepare_demo(ctx: CliContext) -> tuple[Path, Path | None]:
         folder = Path(tempfile.mkdtemp(prefix=DEMO_FOLDER_PREFIX))
         path = folder / "demo.db"
     try:
-        store = build_demo_store(path)
-        store.close()
+        build_demo_store(path).close()
         _demo_homes(path)
     except BaseException:
         if folder is not None:

@@ -35,7 +35,6 @@ COMMANDS_BY_MODULE: dict[str, tuple[str, ...]] = {
 }
 """Each module has ``register(subparsers, common)`` adding these top-level commands, in the
 order ``memtui --help`` lists them (a test checks the table against what each one adds)."""
-COMMAND_MODULES = tuple(COMMANDS_BY_MODULE)
 MODULE_OF_COMMAND = {command: module for module, commands in COMMANDS_BY_MODULE.items()
                      for command in commands}
 
@@ -107,7 +106,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     commands are never consulted), and the smaller parser is built in a fraction of the time:
     the whole one is some 250 argparse parsers."""
     modules = ((MODULE_OF_COMMAND[command],) if command in MODULE_OF_COMMAND
-               else COMMAND_MODULES)
+               else tuple(COMMANDS_BY_MODULE))
     common = common_options()
     parser = _app_parser(common)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_parser_class())
@@ -134,24 +133,16 @@ FULL_PARSER_FLAGS = frozenset({"-h", "--help", "--version"})
 """Flags the whole parser answers (its help lists the commands)."""
 
 
-def _app_options_read(raw: Sequence[str]) -> tuple[argparse.Namespace, list[str]] | None:
-    """The app's options read from ``raw`` and what is left; None for help, ``--version``
-    or an option the app parser refuses (the whole parser reads those lines)."""
-    if FULL_PARSER_FLAGS.intersection(raw):
-        return None
-    try:
-        return _app_parser(common_options()).parse_known_args(list(raw))
-    except (UsageError, SystemExit):
-        return None
-
-
 def _app_and_command(raw: Sequence[str]) -> tuple[argparse.Namespace | None, str | None]:
     """From one read of the app's options: the options when ``raw`` opens the app, and the
-    command it runs when it names one (each else None)."""
-    read = _app_options_read(raw)
-    if read is None:
+    command it runs when it names one (each else None). Neither for help, ``--version`` or
+    an option the app parser refuses: the whole parser reads those lines."""
+    if FULL_PARSER_FLAGS.intersection(raw):
         return None, None
-    args, rest = read
+    try:
+        args, rest = _app_parser(common_options()).parse_known_args(list(raw))
+    except (UsageError, SystemExit):
+        return None, None
     if not rest:
         return args, None
     word = next((token for token in rest if not token.startswith("-")), None)
