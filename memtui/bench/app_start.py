@@ -163,14 +163,14 @@ def run_app(db: str, user: str) -> None:
 
     def hook_store(module: ModuleType) -> None:
         store_class = module.Store
-        original_connect = store_class.open_connection
+        original_open = store_class.open_connection
 
-        def connect(self: Any) -> Any:
-            conn = original_connect(self)
+        def open_connection(self: Any) -> Any:  # every connection the store opens
+            conn = original_open(self)
             conn.set_trace_callback(_queries.append)
             return conn
 
-        store_class.open_connection = connect
+        store_class.open_connection = open_connection
 
     hooks: dict[str, Callable[[ModuleType], None]] = {
         "textual.screen": lambda module: _hook_frames(module, done, info),

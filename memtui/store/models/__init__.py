@@ -50,6 +50,10 @@ def __getattr__(name: str) -> Any:
     return value
 
 
+def __dir__() -> list[str]:
+    return sorted([*globals(), *_AREA_OF])
+
+
 __all__ = [
     "EXTRACTED_OUTCOMES", "KINDS", "LOG_OUTCOMES", "ROLES", "SCOPES", "SOURCES", "STATUSES",
     "TASK_STATUSES", "AuditEntry", "BundleDocument", "DedupeRow", "Followup",
