@@ -391,7 +391,8 @@ class MemtuiApp(App[None]):
         pane = self._mounted_pane(pane_id)
         if pane is not None:
             return pane
-        pane = next(cls for cls in PANES if cls.PANE_ID == pane_id)()  # a known id: show_pane checks
+        # a known id: show_pane checks
+        pane = next(cls for cls in PANES if cls.PANE_ID == pane_id)()
         pane.shown = pane_id == self.active_pane_id
         container = self.get_screen_main().query_one("#panes", Container)
         self._mounting[pane_id] = container.mount(pane)

@@ -321,7 +321,8 @@ class GeminiPatches(InboxSource):
         review = cast("PatchReview", entry.payload)
         out = Text()
         out.append_text(block(review.name, style="bold"))
-        out.append(f" · Gemini CLI · proposed {local_time(review.proposed_at, tz)}\n", style="dim")
+        proposed = local_time(review.proposed_at, tz)
+        out.append(f" · Gemini CLI · proposed {proposed}\n", style="dim")
         if review.problem is not None or review.apply is None:
             out.append("Cannot be applied: ", style="bold yellow")
             out.append_text(block(review.problem or "unknown"))

@@ -144,5 +144,6 @@ def run_hook(options: dict[str, str], stdout: TextIO | None = None,
             _session_end(payload, *store)
     except Exception as error:  # fail open: the agent's session must go on
         message = getattr(error, "message", None) or str(error) or type(error).__name__
-        (stderr or sys.stderr).write(f"memtui: hook {name}: {' '.join(str(message).split())[:500]}\n")
+        said = " ".join(str(message).split())[:500]
+        (stderr or sys.stderr).write(f"memtui: hook {name}: {said}\n")
     return 0

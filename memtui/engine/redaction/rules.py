@@ -211,7 +211,8 @@ TOKEN_RULES: tuple[TokenRule, ...] = (
     _rule("adobe-client-secret", "p8e-", r"p8e-[A-Za-z0-9]{32}" + _END, 3.0),
     _rule("gocardless-token", "live_", r"live_[\w=-]{40}" + _END, 3.0, validator=_random_tail),
     # --- messaging ----------------------------------------------------------------------
-    _rule("sendgrid-api-key", "SG.", r"SG\.(?:[\w=-]{20,24}\.[\w=-]{39,50}|[\w=-]{66})" + _END, 3.0),
+    _rule("sendgrid-api-key", "SG.",
+          r"SG\.(?:[\w=-]{20,24}\.[\w=-]{39,50}|[\w=-]{66})" + _END, 3.0),
     _rule("sendinblue-api-key", "xkeysib-", r"xkeysib-[a-f0-9]{64}-[A-Za-z0-9]{16}" + _END),
     _rule("mailgun-key", ("key-", "pubkey-"), r"(?:pub)?key-[a-f0-9]{32}" + _END, 3.0),
     _rule("twilio-api-key", "SK", r"SK[0-9a-fA-F]{32}" + _END, 3.0),
