@@ -36,6 +36,7 @@ from memtui.engine.agents.transcripts import (
 from memtui.engine.codex.export_format import new_folder_refusal, write_export
 from memtui.engine.codex.import_memories import note_kind
 from memtui.engine.codex.import_report import (
+    IMPORT_SOURCE,
     OUTCOME_ERROR,
     OUTCOME_IMPORTED,
     OUTCOME_SKIPPED,
@@ -46,17 +47,13 @@ from memtui.engine.codex.import_report import (
     Importer,
     ImportItem,
     ImportReport,
-    bound_text,
     task_gap,
 )
 from memtui.engine.project_picker import ProjectPicker, usable_cwd
-from memtui.engine.redaction import redact
 from memtui.engine.safe_files import real_root
-from memtui.engine.validation import MAX_CONTENT_BYTES
 from memtui.errors import Conflict, MemtuiError
 from memtui.store.models import Memory
 
-IMPORT_SOURCE = "import"
 REF_CLAUDE = "claude:"
 REF_GEMINI = "gemini:"
 MAX_REF_CHARS = 240
@@ -108,21 +105,7 @@ class AgentsApi(Importer):
                path: str | None, picker: ProjectPicker) -> ImportItem:
         if not text.strip():
             return ImportItem(kind, ref, OUTCOME_SKIPPED, REASON_EMPTY, "no text", path=path)
-        try:
-            with self._store.transaction():
-                known = self._known(kind, ref, path)
-                if known is not None:
-                    return known
-                project = picker.project_for(cwd) if cwd else None
-                content, cut = bound_text(redact(text.strip()), MAX_CONTENT_BYTES)
-                memory = self._engine.identity.add_memory(
-                    content, memory_kind, project, source=IMPORT_SOURCE, source_thread_id=ref)
-        except MemtuiError as error:
-            picker.rolled_back()
-            return ImportItem(kind, ref, OUTCOME_ERROR, error.code, error.message, path=path)
-        picker.committed()
-        return ImportItem(kind, ref, OUTCOME_IMPORTED, target_id=memory.id,
-                          project=memory.project, truncated=cut, path=path)
+        return self._write_memory(kind, ref, text, memory_kind, cwd, path, picker)
 
     def _row_items(self, row: AgentProject, picker: ProjectPicker) -> list[ImportItem]:
         claude = row.agent == AGENT_CLAUDE

@@ -17,8 +17,6 @@ from memtui.engine.codex.import_report import (
     KIND_NOTE,
     KIND_THREAD,
     NOTE_THREAD_PREFIX,
-    OUTCOME_ERROR,
-    OUTCOME_IMPORTED,
     OUTCOME_SKIPPED,
     REASON_ALREADY,
     REASON_DB_UNREADABLE,
@@ -29,7 +27,6 @@ from memtui.engine.codex.import_report import (
     Importer,
     ImportItem,
     ImportReport,
-    bound_text,
 )
 from memtui.engine.codex.models import (
     CodexHome,
@@ -43,9 +40,6 @@ from memtui.engine.codex.parsers import first_line, parse_front_matter, strip_fr
 from memtui.engine.codex.paths import NOTES_DIR_PARTS, RAW_MEMORIES_FILE, ROLLOUT_SUMMARIES_DIR
 from memtui.engine.codex.reader import read_codex_home
 from memtui.engine.project_picker import ProjectPicker, usable_cwd
-from memtui.engine.redaction import redact
-from memtui.engine.validation import MAX_CONTENT_BYTES
-from memtui.errors import MemtuiError
 from memtui.store.models import Memory
 
 ROLLOUT_SUMMARY_HEADING = "Rollout summary:"
@@ -110,7 +104,7 @@ class MemoryImporter(Importer):
         return next((memory for memory in memories if memory.source == IMPORT_SOURCE
                      and perm.can_see(self._store, memory, self.actor)), None)
 
-    def _skip_known(self, kind: str, ref: str, path: str | None) -> ImportItem | None:
+    def _known(self, kind: str, ref: str, path: str | None) -> ImportItem | None:
         if self._store.memories.is_forgotten_source(ref):
             return ImportItem(kind, ref, OUTCOME_SKIPPED, REASON_FORGOTTEN,
                               "its memory was forgotten in memtui", path=path)
@@ -119,24 +113,6 @@ class MemoryImporter(Importer):
             return ImportItem(kind, ref, OUTCOME_SKIPPED, REASON_ALREADY, target_id=existing.id,
                               project=existing.project, path=path)
         return None
-
-    def _write_memory(self, kind: str, ref: str, text: str, memory_kind: str,
-                      cwd: str | None, path: str | None, picker: ProjectPicker) -> ImportItem:
-        try:
-            with self._store.transaction():
-                known = self._skip_known(kind, ref, path)
-                if known is not None:
-                    return known
-                project = picker.project_for(cwd) if cwd else None
-                content, cut = bound_text(redact(text.strip()), MAX_CONTENT_BYTES)
-                memory = self._engine.identity.add_memory(
-                    content, memory_kind, project, source=IMPORT_SOURCE, source_thread_id=ref)
-        except MemtuiError as error:
-            picker.rolled_back()
-            return ImportItem(kind, ref, OUTCOME_ERROR, error.code, error.message, path=path)
-        picker.committed()
-        return ImportItem(kind, ref, OUTCOME_IMPORTED, target_id=memory.id,
-                          project=memory.project, truncated=cut, path=path)
 
     def _import_thread(self, codex: CodexHome, ref: str,
                        found: tuple[Stage1Output | None, RawMemory | None, RolloutSummary | None],

@@ -9,9 +9,11 @@ from typing import Any
 
 from memtui.engine.base import EngineArea
 from memtui.engine.codex.models import Problem
-from memtui.engine.project_picker import usable_cwd
+from memtui.engine.project_picker import ProjectPicker, usable_cwd
 from memtui.engine.redaction import redact
 from memtui.engine.tasks import MAX_TASK_TEXT_BYTES
+from memtui.engine.validation import MAX_CONTENT_BYTES
+from memtui.errors import MemtuiError
 from memtui.jsonable import JsonMixin
 
 IMPORT_SOURCE = "import"
@@ -123,6 +125,30 @@ class Importer(EngineArea):
                   "errors": report.errors, "created_projects": list(report.created_projects)}
         with self._store.transaction():
             self._store.audit.append(self.actor, action, None, detail)
+
+    def _known(self, kind: str, ref: str, path: str | None) -> ImportItem | None:
+        """The skip of an item memtui already has (imported before, or forgotten), else None."""
+        raise NotImplementedError
+
+    def _write_memory(self, kind: str, ref: str, text: str, memory_kind: str,
+                      cwd: str | None, path: str | None, picker: ProjectPicker) -> ImportItem:
+        """``text`` as one memory (redacted, cut to size) in the project ``picker`` gives
+        ``cwd``, unless ``_known`` skips it; an error is the item's outcome."""
+        try:
+            with self._store.transaction():
+                known = self._known(kind, ref, path)
+                if known is not None:
+                    return known
+                project = picker.project_for(cwd) if cwd else None
+                content, cut = bound_text(redact(text.strip()), MAX_CONTENT_BYTES)
+                memory = self._engine.identity.add_memory(
+                    content, memory_kind, project, source=IMPORT_SOURCE, source_thread_id=ref)
+        except MemtuiError as error:
+            picker.rolled_back()
+            return ImportItem(kind, ref, OUTCOME_ERROR, error.code, error.message, path=path)
+        picker.committed()
+        return ImportItem(kind, ref, OUTCOME_IMPORTED, target_id=memory.id,
+                          project=memory.project, truncated=cut, path=path)
 
 
 def bound_text(text: str, max_bytes: int) -> tuple[str, bool]:
