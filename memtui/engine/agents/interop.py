@@ -105,7 +105,7 @@ class AgentsApi(Importer):
                path: str | None, picker: ProjectPicker) -> ImportItem:
         if not text.strip():
             return ImportItem(kind, ref, OUTCOME_SKIPPED, REASON_EMPTY, "no text", path=path)
-        return self._write_memory(kind, ref, text, memory_kind, cwd, path, picker)
+        return self._write_memory(kind, ref, text, memory_kind, cwd, path, picker, self._known)
 
     def _row_items(self, row: AgentProject, picker: ProjectPicker) -> list[ImportItem]:
         claude = row.agent == AGENT_CLAUDE

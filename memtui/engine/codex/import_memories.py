@@ -147,7 +147,8 @@ class MemoryImporter(Importer):
             text = thread_memory_text(ref, raw_memory, rollout_summary)
         cwd = row.cwd if row else (  # a row's cwd already falls back on the files'
             (entry.cwd if entry else None) or (summary.cwd if summary else None))
-        return self._write_memory(KIND_THREAD, ref, text, "fact", usable_cwd(cwd), path, picker)
+        return self._write_memory(KIND_THREAD, ref, text, "fact", usable_cwd(cwd), path, picker,
+                                  self._known)
 
     def _import_note(self, file_name: str, text: str, path: str,
                      picker: ProjectPicker) -> ImportItem:
@@ -155,5 +156,6 @@ class MemoryImporter(Importer):
         if not text.strip():
             return ImportItem(KIND_NOTE, ref, OUTCOME_SKIPPED, REASON_EMPTY, "the note is empty",
                               path=path)
+        # a note has no cwd: no project is picked
         return self._write_memory(KIND_NOTE, ref, text, note_kind(file_name, text), None, path,
-                                  picker)  # a note has no cwd: no project is picked
+                                  picker, self._known)

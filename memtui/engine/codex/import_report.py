@@ -4,6 +4,7 @@ the text rules the imports share."""
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -115,6 +116,10 @@ class ImportReport(JsonMixin):
                 "problems": [problem.to_json() for problem in self.problems]}
 
 
+KnownSkip = Callable[[str, str, str | None], "ImportItem | None"]
+"""(kind, ref, path) -> the skip of an item memtui already has (imported or forgotten)."""
+
+
 class Importer(EngineArea):
     """An engine area that imports: it audits each import that had items."""
 
@@ -126,17 +131,14 @@ class Importer(EngineArea):
         with self._store.transaction():
             self._store.audit.append(self.actor, action, None, detail)
 
-    def _known(self, kind: str, ref: str, path: str | None) -> ImportItem | None:
-        """The skip of an item memtui already has (imported before, or forgotten), else None."""
-        raise NotImplementedError
-
     def _write_memory(self, kind: str, ref: str, text: str, memory_kind: str,
-                      cwd: str | None, path: str | None, picker: ProjectPicker) -> ImportItem:
+                      cwd: str | None, path: str | None, picker: ProjectPicker,
+                      skip: KnownSkip) -> ImportItem:
         """``text`` as one memory (redacted, cut to size) in the project ``picker`` gives
-        ``cwd``, unless ``_known`` skips it; an error is the item's outcome."""
+        ``cwd``, unless ``skip`` says memtui has it already; an error is the item's outcome."""
         try:
             with self._store.transaction():
-                known = self._known(kind, ref, path)
+                known = skip(kind, ref, path)
                 if known is not None:
                     return known
                 project = picker.project_for(cwd) if cwd else None
