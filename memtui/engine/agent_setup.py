@@ -438,10 +438,22 @@ def merge_claude_hooks(path: Path, text: str | None, action: str,
         return text, ("memtui hooks already set" if action == INSTALL
                       else "no memtui hooks to remove")
     old_words = next((_shell_words(line) for _event, line in _our_hooks(existing)), [])
-    return _put(path, text, top, "hooks", hooks or None), \
+    return _put_hooks(path, text, top, existing, hooks), \
         ("set the SessionStart, SessionEnd and Stop hooks" + (
             " and the PreToolUse write gate" if gate else "") + _options_note(old_words, extra)
          if action == INSTALL else "removed the memtui hooks")
+
+
+def _put_hooks(path: Path, text: str | None, top: TopLevel | None,
+               existing: dict[str, Any] | None, hooks: dict[str, Any]) -> str:
+    """The text with the ``hooks`` object's changed events set: another event's bytes (the
+    user's own hooks) stay as they were; the whole object when it is new or goes."""
+    if text is None or top is None or not existing or not hooks:
+        return _put(path, text, top, "hooks", hooks or None)
+    for event in (*START_EVENTS, *END_EVENTS, GATE_EVENT):
+        if hooks.get(event) != existing.get(event):
+            text = set_member(text, "hooks", event, hooks.get(event), str(path))
+    return text
 
 
 def merge_codex_toml(path: Path, text: str | None, action: str,

@@ -139,6 +139,19 @@ def test_claude_code_install_keeps_other_keys_and_is_idempotent(
     assert json.loads(user_file.read_text())["mcpServers"] == {"github": {"command": "gh-mcp"}}
 
 
+def test_claude_code_hooks_of_other_events_keep_their_bytes(
+        home: Path, cli: Callable[..., Any]) -> None:
+    notify = '"Notification": [{"hooks": [{"type": "command", "command": "say caf\\u00e9"}]}]'
+    original = '{\n  "model": "opus",\n  "hooks": {\n    ' + notify + '\n  }\n}\n'
+    settings = write(home / ".claude" / "settings.json", original)
+    assert cli("hooks", "install", "claude-code", "--write").code == 0
+    installed = settings.read_text()
+    assert notify in installed  # the escape and the one-line layout as the user wrote them
+    assert our_hooks(json.loads(installed))["SessionStart"] == [hook_line("session-start")]
+    assert cli("hooks", "uninstall", "claude-code", "--write").code == 0
+    assert settings.read_text() == original
+
+
 def test_claude_code_project_install_names_the_store_and_user(
         home: Path, tmp_path: Path, cli: Callable[..., Any]) -> None:
     project = tmp_path / "repo"
