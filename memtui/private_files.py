@@ -57,6 +57,8 @@ def private_replacement(target: Path) -> Iterator[TextIO]:
     try:
         with os.fdopen(handle, "w", encoding="utf-8") as out:
             yield out
+            out.flush()
+            os.fsync(out.fileno())  # the data is on disk before the name points at it
         temporary.replace(target)
     except BaseException:
         temporary.unlink(missing_ok=True)

@@ -17,6 +17,7 @@ from rich.text import Text
 
 from memtui.app.format import block, local_time
 from memtui.engine.agents.frontmatter import parse_front_matter
+from memtui.engine.agents.plans import diff_body
 from memtui.engine.review import ADDED, REMOVED, InboxItem, RejectResult
 from memtui.errors import MemtuiError
 from memtui.textsafe import one_line
@@ -242,11 +243,6 @@ class PendingMemories(InboxSource):
                        [(keys[memory_id], error.message) for memory_id, error in result.errors])
 
 
-def _diff_lines(diff: str) -> list[str]:
-    """A plan's diff without its ``---`` / ``+++`` file lines (the details name the files)."""
-    return [line for line in diff.splitlines() if not line.startswith(("--- ", "+++ "))]
-
-
 def _diff_text(lines: Sequence[str], limit: int) -> Text:
     out = Text()
     for line in lines[:limit]:
@@ -263,7 +259,7 @@ def _diff_text(lines: Sequence[str], limit: int) -> Text:
 def _summary(review: PatchReview) -> str:
     """One line: the file it changes and its first added (else removed) line."""
     targets = ", ".join(review.patch.targets) or "?"
-    lines = _diff_lines(review.diff)
+    lines = diff_body(review.diff)
     for sign, verb in (("+", ""), ("-", "removes ")):
         changed = [line[1:].strip() for line in lines if line.startswith(sign)]
         if changed:
@@ -331,7 +327,7 @@ class GeminiPatches(InboxSource):
             out.append("Applying it writes ", style="bold")
             out.append_text(block(", ".join(review.files), style="bold"))
             out.append(":\n", style="bold")
-            out.append_text(_diff_text(_diff_lines(review.diff), MAX_DIFF_LINES))
+            out.append_text(_diff_text(diff_body(review.diff), MAX_DIFF_LINES))
             if review.secrets:
                 out.append(f"It adds a secret ({', '.join(review.secrets)}) to a memory "
                            "file.\n", style="bold red")
@@ -370,7 +366,7 @@ class GeminiPatches(InboxSource):
             body.append_text(block(f"Write {', '.join(review.files)} in Gemini CLI's home "
                                    f"({review.name}), then remove the patch:\n",
                                    style="bold"))
-            lines = _diff_lines(review.diff)
+            lines = diff_body(review.diff)
             body.append_text(_diff_text(lines, max(room, 0)))
             room -= len(lines)
             if review.secrets:
@@ -441,7 +437,7 @@ class ClaudeWrites(InboxSource):
         out.append("Approving writes ", style="bold")
         out.append_text(block(row.path, style="bold"))
         out.append(":\n", style="bold")
-        out.append_text(_diff_text(_diff_lines(row.diff), MAX_DIFF_LINES))
+        out.append_text(_diff_text(diff_body(row.diff), MAX_DIFF_LINES))
         if held.index is not None:
             out.append_text(block(held.index.words() + (
                 f"\nand gains the line {held.index.added}" if held.index.added else ""),
@@ -468,7 +464,7 @@ class ClaudeWrites(InboxSource):
                                        style="yellow"))
                 continue
             body.append_text(block(f"Write {held.row.path}:\n", style="bold"))
-            body.append_text(_diff_text(_diff_lines(held.row.diff), MAX_QUESTION_DIFF_LINES))
+            body.append_text(_diff_text(diff_body(held.row.diff), MAX_QUESTION_DIFF_LINES))
             if held.index is not None:
                 body.append_text(block(held.index.words() + "\n", style="dim"))
         _more(body, len(helds))

@@ -21,6 +21,7 @@ from rich.text import Text
 from memtui.cli import render
 from memtui.cli.common import Arg, Command, add_group, arg
 from memtui.cli.context import CliContext
+from memtui.engine.agents.plans import diff_body
 from memtui.engine.agents.write_gate import AGENT as GATE_SOURCE
 from memtui.engine.agents.write_gate import ID_PREFIX as WRITE_PREFIX
 from memtui.engine.agents.write_gate import HeldWrite
@@ -88,7 +89,7 @@ def _write_line(held: HeldWrite) -> Text:
     """A held write on one line: its project folder's name, the tool, the file in its memory
     folder, lines added and removed, and why approving is refused if it is."""
     row = held.row
-    lines = [line for line in row.diff.splitlines() if not line.startswith(("---", "+++"))]
+    lines = diff_body(row.diff)
     added = sum(line.startswith("+") for line in lines)
     removed = sum(line.startswith("-") for line in lines)
     name = os.path.relpath(row.path, row.memory_dir) if row.memory_dir else row.path

@@ -79,11 +79,11 @@ def _session_start(payload: dict[str, Any], db: str | None, user: str | None,
                    agent: str) -> str | None:
     if payload.get("source", "startup") != "startup":
         return None  # a resumed, cleared or compacted session: nothing to open
-    from memtui.engine.paths import is_database_url, store_target
+    from memtui.engine.paths import is_database_url, missing_store_folder, store_target
 
     path = store_target(db)
     if not is_database_url(path) and not os.path.exists(path) and \
-            (not db or os.path.isdir(os.path.dirname(os.path.abspath(path)))):
+            (not db or missing_store_folder(path) is None):
         return None  # no store yet: no memories (a named store's missing folder is reported)
     text = _sessions(path, user, agent, False, lambda sessions: sessions.session_start(payload))
     if not text:

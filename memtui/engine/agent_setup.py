@@ -38,7 +38,7 @@ from memtui.engine.json_splice import (
     set_top_level,
     top_level_value,
 )
-from memtui.engine.paths import is_database_url
+from memtui.engine.paths import missing_store_folder
 from memtui.engine.safe_files import (
     NEW_FILE_MODE,
     READ_FLAGS,
@@ -379,11 +379,8 @@ def store_folder_problem(words: Sequence[str]) -> str | None:
     missing (None: no ``--db``, a database URL, or the folder is there)."""
     if "--db" not in words[:-1]:
         return None
-    target = words[list(words).index("--db") + 1]
-    folder = Path(target).expanduser().parent
-    if is_database_url(target) or folder.is_dir():
-        return None
-    return f"the store's folder {folder} does not exist"
+    folder = missing_store_folder(words[list(words).index("--db") + 1])
+    return None if folder is None else f"the store's folder {folder} does not exist"
 
 
 def server_program(entry: object) -> Command | None:
@@ -659,11 +656,14 @@ class InstalledEntry:
                 **self.check.to_json()}
 
 
-def _entries_in(what: str, text: str) -> list[tuple[str, Command, str | None]]:
+def _entries_in(what: str, text: str, allow_comments: bool
+                ) -> list[tuple[str, Command, str | None]]:
     """(what, command, ``store_folder_problem``) of each memtui entry in one settings file's
-    text; a file that does not parse holds none (``plan`` reports it)."""
+    text (``allow_comments``: Gemini CLI's, read past its comments); a file that does not
+    parse holds none (``plan`` reports it)."""
     try:
-        data: Any = tomllib.loads(text) if what == "toml" else json.loads(blank_comments(text))
+        data: Any = tomllib.loads(text) if what == "toml" else \
+            json.loads(blank_comments(text) if allow_comments else text)
     except (ValueError, tomllib.TOMLDecodeError):
         return []
     if not isinstance(data, dict):
@@ -700,7 +700,7 @@ def installed_entries(agent: str, project: str | os.PathLike[str] | None = None,
             text = read_settings(path, root)
         except InvalidInput:
             continue
-        for kind, program, store_problem in _entries_in(what, text or ""):
+        for kind, program, store_problem in _entries_in(what, text or "", agent == "gemini"):
             if program not in checks:
                 checks[program] = check_command(program, run=run)
             check = checks[program]

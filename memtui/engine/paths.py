@@ -43,6 +43,13 @@ def is_database_url(target: str) -> bool:
     return target.strip().lower().startswith(DATABASE_URL_SCHEMES)
 
 
+def missing_store_folder(target: str) -> Path | None:
+    """The folder a store file ``target`` needs and that does not exist (None: it is there,
+    or ``target`` is a database URL)."""
+    folder = Path(target).expanduser().parent
+    return None if is_database_url(target) or folder.is_dir() else folder
+
+
 def config_path() -> Path:
     """memtui's config file (``$MEMTUI_CONFIG``, else ``config.toml`` in the config folder)."""
     return config_file("MEMTUI_CONFIG", CONFIG_FILE_NAME)

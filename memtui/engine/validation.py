@@ -93,7 +93,8 @@ def redact_values(value: Any) -> Any:
     if isinstance(value, str):
         return redact(strip_controls(value))
     if isinstance(value, dict):
-        return {redact(str(key)): redact_values(child) for key, child in value.items()}
+        return {redact(strip_controls(str(key))): redact_values(child)
+                for key, child in value.items()}
     if isinstance(value, list):
         return [redact_values(child) for child in value]
     return value

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import astuple, dataclass, fields
+from dataclasses import dataclass, fields
 
 from memtui.jsonable import JsonMixin
 from memtui.store.dialect import marks, upsert
-from memtui.store.repository import Repository
+from memtui.store.repository import Repository, row_values
 
 _USAGE_COLUMNS = ("user_id, phase, round_id, task_id, project_id, model, tokens_in, "
                   "tokens_out, outcome, at")
@@ -63,7 +63,7 @@ class ModelLedgerRepository(Repository):
         """Record one model call."""
         self._store.execute(
             f"INSERT INTO model_usage({_USAGE_COLUMNS}) VALUES ({marks(fields(row))})",
-            astuple(row))
+            row_values(row))
 
     def tokens_between(self, user_id: str, start: str, end: str) -> int:
         """Tokens in and out the user's calls spent in ``[start, end)``."""
@@ -87,7 +87,7 @@ class ModelLedgerRepository(Repository):
     def set_detail(self, detail: TaskDetail) -> None:
         """Write a task's details, replacing what was there."""
         self._store.execute(upsert("extraction_details", _DETAIL_COLUMNS, "task_id"),
-                            astuple(detail))
+                            row_values(detail))
 
     def details(self, task_ids: Sequence[str]) -> dict[str, TaskDetail]:
         """The details of these tasks, by task id (tasks without any left out)."""

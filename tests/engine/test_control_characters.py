@@ -50,6 +50,8 @@ WRITES: dict[str, Callable[[Engine], Any]] = {
     "display name": lambda e: e.identity.update_profile(display_name=OSC).display_name,
     "preference": lambda e: e.identity.update_profile(
         preferences={"motto": OSC}).preferences["motto"],
+    "preference key": lambda e: next(iter(e.identity.update_profile(
+        preferences={OSC: "x"}).preferences)),
     "bundle document": lambda e: (e.recall.put_document("project:web", "INDEX.md", OSC, 0),
                                   e.recall.get_document("project:web", "INDEX.md"))[1].content,
 }

@@ -201,13 +201,12 @@ def _yaml_scalar(raw: str, more: list[str], top: bool, fallback: bool) -> Scalar
     if raw[:1] in "\"'":
         raise _Refused  # a quote left open, or text after it
     raw = raw.strip(" \t")
-    while raw[:1] in "&!":  # anchors and tags: the value after them (none: null)
-        prop, _blank, raw = raw.partition(" ")
-        if not _NODE_PROPERTY.fullmatch(prop):
-            raise _Refused
-        raw = raw.strip(" \t")
-        if not raw:
-            return NULL_WORDS[0], False
+    after = _past_properties(raw)
+    if after is None:
+        raise _Refused
+    if raw and not after:  # properties and nothing after them: null
+        return NULL_WORDS[0], False
+    raw = after
     if (raw[:1], raw[-1:]) in (("[", "]"), ("{", "}")):
         return None
     if raw[:1] in "@`|>*%[{" or raw in ("-", "?") or raw.startswith(("- ", "? ")) or \
@@ -290,16 +289,26 @@ def _rendered(fields: Fields, session_id: str, stamp: ClaudeStamp, now: str | No
     return [*out, FENCE]
 
 
+def _past_properties(value: str) -> str | None:
+    """``value`` after its anchors and tags (``&a !!str x``: ``x``; "" when nothing follows
+    them: null); None when one is malformed."""
+    while value.startswith(("&", "!")):
+        prop, _blank, value = value.partition(" ")
+        if not _NODE_PROPERTY.fullmatch(prop):
+            return None
+        value = value.strip(" \t")
+    return value
+
+
 def _lone_value(value: str) -> Scalar | None | bool:
     """What Bun makes of ``value`` read alone: (text, True) a string, ("", False) null, True
     something else (a number, a list, a mapping), False an error; None: memtui cannot tell."""
-    while value[:1] in "&!":  # anchors and tags: the value after them
-        prop, _blank, value = value.partition(" ")
-        if not _NODE_PROPERTY.fullmatch(prop):
-            return False
-        value = value.strip(" \t")
-        if not value:
-            return "", False
+    after = _past_properties(value)
+    if after is None:
+        return False
+    if value and not after:
+        return "", False
+    value = after
     first = value[0]
     if first == "#":
         return "", False

@@ -31,6 +31,12 @@ MASK = "«{kind}»"
 """How a secret shows in a plan's diff: its kind, never its value."""
 
 
+def diff_body(diff: str) -> list[str]:
+    """A unified diff's lines without its ``--- `` / ``+++ `` file lines (a removed line
+    whose text starts ``--`` stays)."""
+    return [line for line in diff.splitlines() if not line.startswith(("--- ", "+++ "))]
+
+
 @dataclass(frozen=True)
 class FileChange:
     """One file a plan changes: replaced, removed or created."""

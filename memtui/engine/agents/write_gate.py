@@ -309,12 +309,11 @@ class WriteGateApi(EngineArea):
         row = AgentWrite(self._store.new_id(ID_PREFIX), self.actor, self._engine.client or AGENT,
                          session, check_text(tool, "tool"), project_dir, folder, path, text,
                          None if current is None else _sha(current), "", now, now)
+        same = _unstamped(text, session)
         with self._store.transaction():
             if any(self._store.memories.is_forgotten_source(mark) for mark in (
-                    _mark(path, _unstamped(text, session)),
-                    _earlier_tombstone(path, cleaned, session))):
+                    _mark(path, same), _earlier_tombstone(path, cleaned, session))):
                 return None
-            same = _unstamped(text, session)
             for waiting in self._store.agent_writes.waiting_for(self.actor, path):
                 if _unstamped(waiting.content, waiting.session_id) == same:
                     return waiting.id

@@ -194,7 +194,10 @@ class PostgresStore(StoreBackend):
         if held is None:
             return self._unbound
         with self._lock:  # one adapter per connection: the same object each time
-            return self._adapters.setdefault(held, PgConnection(self, held))
+            adapter = self._adapters.get(held)
+            if adapter is None:
+                adapter = self._adapters[held] = PgConnection(self, held)
+            return adapter
 
     def _run(self, sql: str, params: Any, *, many: bool,
              held: psycopg.Connection[Any] | None = None) -> Any:
