@@ -34,7 +34,7 @@ GATE_MEMORY_BAR = 4.0
 GATE_BASELINE = [sys.executable, "-c", "import json"]
 
 
-def measure_mcp_recall(db: Path, user: str, runs: int) -> dict[str, Any]:
+def measure_mcp_recall(db: Path | str, user: str, runs: int) -> dict[str, Any]:
     """Median and p95 (ms) of ``memory_recall`` through MCP and of the Python API."""
     import anyio
     import mcp_types as types
@@ -84,7 +84,7 @@ def measure_mcp_recall(db: Path, user: str, runs: int) -> dict[str, Any]:
             "bar_ms": RECALL_BAR_MS, "meets_bar": mcp_median < RECALL_BAR_MS}
 
 
-def _hook_folder(db: Path, user: str) -> str:
+def _hook_folder(db: Path | str, user: str) -> str:
     """A project root of the user (so the hook injects project memories too), else a folder
     of no project; switches the user's ``use_memories`` on (a working copy of the store)."""
     with contextlib.closing(open_store(db)) as store:
@@ -96,7 +96,7 @@ def _hook_folder(db: Path, user: str) -> str:
     return tempfile.gettempdir()
 
 
-def measure_hook_start(db: Path, user: str, runs: int) -> dict[str, Any]:
+def measure_hook_start(db: Path | str, user: str, runs: int) -> dict[str, Any]:
     """Median wall time (ms) of ``memtui hook session-start`` and of the reference."""
     compile_package()
     folder = _hook_folder(db, user)

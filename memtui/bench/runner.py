@@ -51,6 +51,7 @@ if TYPE_CHECKING:
     from rich.segment import Segment
     from rich.text import Text
 
+    from memtui.store.backend import StoreBackend
     from memtui.store.models import Memory
 
 APP_START = Path(__file__).with_name("app_start.py")
@@ -116,7 +117,7 @@ def _median(values: list[float]) -> float:
     return statistics.median(values) if values else float("nan")
 
 
-def _start_once(mode: str, db: Path | None, user: str) -> dict[str, float]:
+def _start_once(mode: str, db: Path | str | None, user: str) -> dict[str, float]:
     """One fresh start: seconds from spawn to imports done, app built and first paint, and
     peak RSS in MiB."""
     args = [sys.executable, str(APP_START), mode, "--width", str(SCREEN_SIZE[0]),
@@ -146,8 +147,48 @@ def _start_once(mode: str, db: Path | None, user: str) -> dict[str, float]:
             "rss_mib": (info.get("peak_rss_kib") or usage.ru_maxrss) / 1024}
 
 
-def measure_startup(db: Path, user: str, runs: int) -> list[Row]:
-    """Rows 1a/1b: wall time and peak RSS, app vs empty app, medians of ``runs`` each."""
+
+@dataclass
+class Options:
+    """What to run."""
+
+    size: int = 1_000_000
+    seed: int = DEFAULT_SEED
+    db: Path | None = None
+    quick: bool = False
+    only: tuple[str, ...] = ()
+    codex_rollouts: int = 5_000
+    """Rollouts in the generated sessions folder of the ``codex`` row."""
+    pg: str | None = None
+    """A PostgreSQL server URL (``--pg``): the PostgreSQL rows run on it; None: skipped."""
+    pg_only: bool = False
+    """Only the PostgreSQL rows (no SQLite store is built)."""
+    progress: Callable[[str], None] = field(default=lambda text: None)
+
+
+@dataclass
+class Context:
+    """What a section measures: the options, the big and the 1,000-memory store (SQLite files
+    or PostgreSQL URLs), how row names begin, the PostgreSQL server and the size of the
+    ``codex`` row's folder."""
+
+    options: Options
+    db: Path | str = ""
+    small: Path | str = ""
+    prefix: str = ""
+    server: str = ""
+    rollouts: int = 0
+
+    @property
+    def quick(self) -> bool:
+        """A smoke run: fewer runs and smaller workloads."""
+        return self.options.quick
+
+
+
+def start_rows(c: Context) -> list[Row]:
+    """Rows 1a/1b: wall time and peak RSS, app vs empty app, medians of interleaved runs."""
+    db, user, runs = c.db, BENCH_USER, 3 if c.quick else START_RUNS
     compile_package()  # both sides start from bytecode (Textual's is compiled already)
     if hasattr(os, "sync"):
         os.sync()  # start from a quiet disk: no writeback left over from earlier work
@@ -456,22 +497,23 @@ def key_ratios(keys: dict[str, float], in_store: dict[str, float]) -> dict[str, 
             if in_store.get(key, 0) > 0}
 
 
-def measure_app(db: Path | str, user: str, quick: bool, postgres: bool = False) -> list[Row]:
-    """Rows 2 and 3: the real app driven by Pilot on an SQLite file or (``postgres``) a
-    database URL; each key's ratio to its own store query is information."""
-    typed = TYPED[:2] if quick else TYPED
-    repeats = 1 if quick else APP_REPEATS
-    raw = asyncio.run(_drive_app(db, user, typed, 5 if quick else 15, repeats))
+def search_rows(c: Context) -> list[Row]:
+    """Rows 2 and 3: the real app driven by Pilot on an SQLite file or a PostgreSQL URL;
+    each key's ratio to its own store query is information."""
+    db, user, prefix = c.db, BENCH_USER, c.prefix
+    typed = TYPED[:2] if c.quick else TYPED
+    repeats = 1 if c.quick else APP_REPEATS
+    raw = asyncio.run(_drive_app(db, user, typed, 5 if c.quick else 15, repeats))
     keys = _best_of(raw["keys"], "text", "ms")
     key_ms = list(keys.values())
-    if postgres:
+    if prefix:
         from memtui.bench.postgres import bare_search_times
 
         bare = [b * 1000 for b in bare_search_times(str(db), typed, PAGE_ROWS)]
-        bare_what, prefix = "bare tsvector query", PG_PREFIX
+        bare_what = "bare tsvector query"
     else:
         bare = [b * 1000 for b in bare_fts_times(Path(db), typed)]
-        bare_what, prefix = "bare FTS5 query", ""
+        bare_what = "bare FTS5 query"
     key_med, key_max = _median(key_ms), max(key_ms)
     worst_key = max(keys, key=keys.__getitem__)
     bare_med, bare_max = _median(bare), max(bare)
@@ -511,86 +553,85 @@ def measure_app(db: Path | str, user: str, quick: bool, postgres: bool = False) 
     return [search, scroll]
 
 
-def measure_extraction_row(n_tasks: int) -> Row:
-    """Row 4: extraction round over ``n_tasks`` eligible tasks vs a read-only loop."""
-    result = extraction.measure_extraction(n_tasks)
+def extraction_rows(c: Context) -> list[Row]:
+    """Row 4: an extraction round over eligible tasks vs a read-only loop."""
+    result = extraction.measure_extraction(n_tasks := 2_000 if c.quick else 10_000)
     rate = result["extraction_tasks_per_s"]
-    return Row(f"extraction round, {n_tasks:,} eligible tasks",
-               f"read-only loop {result['read_only_tasks_per_s']:,.0f} tasks/s",
-               f"{rate:,.0f} tasks/s", result["extraction_vs_read_time"],
-               f">= {extraction.BAR_TASKS_PER_S:,.0f} tasks/s",
-               rate >= extraction.BAR_TASKS_PER_S, result)
+    return [Row(f"extraction round, {n_tasks:,} eligible tasks",
+                f"read-only loop {result['read_only_tasks_per_s']:,.0f} tasks/s",
+                f"{rate:,.0f} tasks/s", result["extraction_vs_read_time"],
+                f">= {extraction.BAR_TASKS_PER_S:,.0f} tasks/s",
+                rate >= extraction.BAR_TASKS_PER_S, result)]
 
 
-def measure_codex_rows(n_rollouts: int) -> list[Row]:
+def codex_rows(c: Context) -> list[Row]:
     """Row 8: ``codex import-rollouts`` first run vs ``json.loads``; an unchanged second run."""
-    result = codex_rollouts.measure_codex_import(n_rollouts)
-    first = Row(f"codex import-rollouts, {n_rollouts:,} rollouts ({result['megabytes']:,.0f} MB)",
-                f"json.loads of the same lines {result['json_loads_mbps']:,.0f} MB/s",
-                f"{result['first_mbps']:,.0f} MB/s ({result['imported']:,} tasks)",
-                result["first_vs_loads"], f">= {codex_rollouts.FIRST_RUN_BAR:.0%} of json.loads",
-                result["first_vs_loads"] >= codex_rollouts.FIRST_RUN_BAR, result)
-    second = Row("codex import-rollouts again, folder unchanged",
-                 f"first run {result['first_s']:.2f} s", f"{result['second_s']:.3f} s",
-                 result["second_vs_first"],
-                 f"< {codex_rollouts.SECOND_RUN_BAR:.0%} of the first run",
-                 result["second_vs_first"] < codex_rollouts.SECOND_RUN_BAR, result)
-    return [first, second]
+    result = codex_rollouts.measure_codex_import(c.rollouts)
+    first_bar, second_bar = codex_rollouts.FIRST_RUN_BAR, codex_rollouts.SECOND_RUN_BAR
+    return [
+        Row(f"codex import-rollouts, {c.rollouts:,} rollouts ({result['megabytes']:,.0f} MB)",
+            f"json.loads of the same lines {result['json_loads_mbps']:,.0f} MB/s",
+            f"{result['first_mbps']:,.0f} MB/s ({result['imported']:,} tasks)",
+            result["first_vs_loads"], f">= {first_bar:.0%} of json.loads",
+            result["first_vs_loads"] >= first_bar, result),
+        Row("codex import-rollouts again, folder unchanged",
+            f"first run {result['first_s']:.2f} s", f"{result['second_s']:.3f} s",
+            result["second_vs_first"], f"< {second_bar:.0%} of the first run",
+            result["second_vs_first"] < second_bar, result)]
 
 
-def measure_redaction_row(budget: float) -> Row:
+def redaction_rows(c: Context) -> list[Row]:
     """Row 5: redaction throughput vs ``re`` scanning the same text for one literal."""
-    result = redaction_bench.measure_throughput(budget)
-    rate = result["redact_mbps"]
-    return Row("redaction throughput (ordinary text)",
-               f"re one-literal {result['re_literal_mbps']:,.0f} MB/s", f"{rate:,.1f} MB/s",
-               result["ratio_to_re_literal"], f">= {redaction_bench.THROUGHPUT_BAR_MBPS:.0f} MB/s",
-               rate >= redaction_bench.THROUGHPUT_BAR_MBPS, result)
+    result = redaction_bench.measure_throughput(2.0 if c.quick else 6.0)
+    rate, bar = result["redact_mbps"], redaction_bench.THROUGHPUT_BAR_MBPS
+    return [Row("redaction throughput (ordinary text)",
+                f"re one-literal {result['re_literal_mbps']:,.0f} MB/s", f"{rate:,.1f} MB/s",
+                result["ratio_to_re_literal"], f">= {bar:.0f} MB/s", rate >= bar, result)]
 
 
-def measure_recall_row(db: Path | str, user: str, quick: bool, postgres: bool = False) -> Row:
-    """Row 7: recall through the service vs the Python API;
-    on PostgreSQL (``db`` a URL) against ``PG_RECALL_BAR_MS``."""
-    result = recall_bench.measure_recall(db, runs=2 if quick else 5, user=user,
-                            bar_ms=PG_RECALL_BAR_MS if postgres else recall_bench.BAR_MS)
-    service, api = result["service_median_ms"], result["api_median_ms"]
-    return Row(f"{PG_PREFIX if postgres else ''}recall through the service "
-               f"({result['memories']:,} memories)",
-               f"Python API median {api:.2f} ms", f"median {service:.2f} ms "
-               f"(p95 {result['service_p95_ms']:.2f})", result["ratio_service_to_api"],
-               f"median < {result['bar_ms']:g} ms", bool(result["meets_bar"]), result)
+def recall_rows(c: Context) -> list[Row]:
+    """Row 7: recall through the service vs the Python API; on PostgreSQL against
+    ``PG_RECALL_BAR_MS``."""
+    result = recall_bench.measure_recall(c.db, runs=2 if c.quick else 5, user=BENCH_USER,
+                                         bar_ms=PG_RECALL_BAR_MS if c.prefix
+                                         else recall_bench.BAR_MS)
+    return [Row(f"{c.prefix}recall through the service ({result['memories']:,} memories)",
+                f"Python API median {result['api_median_ms']:.2f} ms",
+                f"median {result['service_median_ms']:.2f} ms "
+                f"(p95 {result['service_p95_ms']:.2f})", result["ratio_service_to_api"],
+                f"median < {result['bar_ms']:g} ms", bool(result["meets_bar"]), result)]
 
 
-def measure_quality_rows() -> list[Row]:
+def _recall_scores(found: dict[str, Any]) -> str:
+    return (f"recall@1 {found['recall_at_1']:.3f}, recall@5 {found['recall_at_5']:.3f}, "
+            f"MRR {found['mrr']:.3f}")
+
+
+def quality_rows(c: Context) -> list[Row]:
     """Rows 12: recall@1/@5 and MRR of the labelled questions (dev half, held-out half, all),
     full text beside the hybrid."""
-
-    def said(found: dict[str, Any]) -> str:
-        return (f"recall@1 {found['recall_at_1']:.3f}, recall@5 {found['recall_at_5']:.3f}, "
-                f"MRR {found['mrr']:.3f}")
-
     rows, bar = [], recall_quality.RECALL_AT_5_BAR
     for result in (recall_quality.measure_quality(size) for size in recall_quality.DISTRACTORS):
         for name in recall_quality.HALVES:
             text, hybrid = result["full_text"][name], result.get("hybrid", {}).get(name)
-            shown = hybrid or text
             rows.append(Row(
                 f"recall quality, {name.replace('_', '-')} ({text['questions']} questions, "
-                f"{result['distractors']:,} distractors)", f"full text {said(text)}",
-                f"hybrid {said(hybrid)}" if hybrid else "hybrid skipped: no embeddings extra",
-                None, f"recall@5 >= {bar}", shown["recall_at_5"] >= bar,
+                f"{result['distractors']:,} distractors)", f"full text {_recall_scores(text)}",
+                f"hybrid {_recall_scores(hybrid)}" if hybrid
+                else "hybrid skipped: no embeddings extra",
+                None, f"recall@5 >= {bar}", (hybrid or text)["recall_at_5"] >= bar,
                 {"full_text": text, "hybrid": hybrid}))
     return rows
 
 
-def measure_question_latency_rows(db: Path, user: str) -> list[Row]:
+def question_latency_rows(c: Context) -> list[Row]:
     """Rows 12: recall of the labelled questions on the big store vs bare FTS5, full text
     and (with the embeddings extra) hybrid."""
     from memtui.engine.recall_vectors import vectors_available
 
     rows = []
     for hybrid in (False, True) if vectors_available() else (False,):
-        found = recall_quality.measure_latency(db, user, BENCH_PROJECT, hybrid=hybrid)
+        found = recall_quality.measure_latency(c.db, BENCH_USER, BENCH_PROJECT, hybrid=hybrid)
         rows.append(Row(
             f"recall of natural questions, {'hybrid' if hybrid else 'full text'} "
             f"({found['memories']:,} memories)",
@@ -602,10 +643,10 @@ def measure_question_latency_rows(db: Path, user: str) -> list[Row]:
     return rows
 
 
-def measure_mcp_rows(db: Path, user: str, quick: bool) -> list[Row]:
+def mcp_rows(c: Context) -> list[Row]:
     """Rows 8: MCP recall round trips, and the session-start hook's wall time."""
-    recall = agent_ways.measure_mcp_recall(db, user, runs=2 if quick else 5)
-    hook = agent_ways.measure_hook_start(db, user, runs=5 if quick else 11)
+    recall = agent_ways.measure_mcp_recall(c.db, BENCH_USER, runs=2 if c.quick else 5)
+    hook = agent_ways.measure_hook_start(c.db, BENCH_USER, runs=5 if c.quick else 11)
     return [
         Row(f"memory_recall through MCP over stdio ({recall['memories']:,} memories)",
             f"Python API median {recall['api_median_ms']:.2f} ms",
@@ -620,9 +661,9 @@ def measure_mcp_rows(db: Path, user: str, quick: bool) -> list[Row]:
     ]
 
 
-def measure_gate_rows(quick: bool) -> list[Row]:
+def gate_rows(c: Context) -> list[Row]:
     """Rows 11: the write gate's two paths, each against ``import json`` in the same run."""
-    gate = agent_ways.measure_hook_gate(runs=5 if quick else 15)
+    gate = agent_ways.measure_hook_gate(runs=5 if c.quick else 15)
     outside, inside = agent_ways.GATE_BAR, agent_ways.GATE_MEMORY_BAR
     reference = f"python3 -c \"import json\" {gate['reference_median_ms']:.1f} ms"
     return [
@@ -636,107 +677,95 @@ def measure_gate_rows(quick: bool) -> list[Row]:
     ]
 
 
-def measure_model_row(n_tasks: int) -> Row:
-    """Row 12: a model round of ``n_tasks`` against the fake endpoint beside the
-    deterministic round of the same tasks."""
-    result = model_extraction.measure_model_extraction(n_tasks)
+def model_rows(c: Context) -> list[Row]:
+    """Row 12: a model round against the fake endpoint beside the deterministic round of the
+    same tasks."""
+    result = model_extraction.measure_model_extraction(n_tasks := 200 if c.quick else 1_000)
     ok = (result["requests"] == n_tasks == result["model_extracted"]
           and result["longest_text_sent"] <= result["budget"])
-    return Row(f"model extraction round, {n_tasks:,} tasks (fake endpoint on 127.0.0.1)",
-               f"deterministic {result['reference_s']:.2f} s",
-               f"{result['model_s']:.2f} s, {result['requests']:,} requests, "
-               f"{result['tokens_in']:,} tokens in / {result['tokens_out']:,} out",
-               result["model_s"] / result["reference_s"],
-               "1 request a task, each <= the input budget", ok, result)
+    return [Row(f"model extraction round, {n_tasks:,} tasks (fake endpoint on 127.0.0.1)",
+                f"deterministic {result['reference_s']:.2f} s",
+                f"{result['model_s']:.2f} s, {result['requests']:,} requests, "
+                f"{result['tokens_in']:,} tokens in / {result['tokens_out']:,} out",
+                result["model_s"] / result["reference_s"],
+                "1 request a task, each <= the input budget", ok, result)]
 
 
-def measure_settings_row(quick: bool) -> Row:
+def settings_rows(c: Context) -> list[Row]:
     """Row 10b: ``hooks install claude-code``'s merge of a large ``~/.claude.json`` vs a
     plain ``json.load`` + ``json.dump`` of the same file (time and peak memory)."""
-    result = agents.measure_settings_merge(QUICK_SETTINGS_MB if quick else agents.SETTINGS_MB,
-                                    reps=1 if quick else 3)
-    mb = result["bytes"] / 1e6
-    return Row(f"~/.claude.json of {mb:.0f} MB merged by hooks install (time; peak memory)",
-               f"json.load + json.dump {result['reference_s']:.2f} s; "
-               f"{result['reference_peak_bytes'] / 1e6:.0f} MB",
-               f"{result['merge_s']:.2f} s; {result['merge_peak_bytes'] / 1e6:.0f} MB"
-               f"{'' if result['kept_every_other_byte'] else ' (BYTES CHANGED)'}",
-               result["time_ratio"],
-               f"time <= {agents.MERGE_TIME_BAR:g}x, memory <= {agents.MERGE_MEMORY_BAR:g}x, "
-               "bytes kept",
-               bool(result["meets_bar"]), result)
+    result = agents.measure_settings_merge(QUICK_SETTINGS_MB if c.quick else agents.SETTINGS_MB,
+                                           reps=1 if c.quick else 3)
+    return [Row(f"~/.claude.json of {result['bytes'] / 1e6:.0f} MB merged by hooks install "
+                "(time; peak memory)",
+                f"json.load + json.dump {result['reference_s']:.2f} s; "
+                f"{result['reference_peak_bytes'] / 1e6:.0f} MB",
+                f"{result['merge_s']:.2f} s; {result['merge_peak_bytes'] / 1e6:.0f} MB"
+                f"{'' if result['kept_every_other_byte'] else ' (BYTES CHANGED)'}",
+                result["time_ratio"],
+                f"time <= {agents.MERGE_TIME_BAR:g}x, memory <= {agents.MERGE_MEMORY_BAR:g}x, "
+                "bytes kept", bool(result["meets_bar"]), result)]
 
 
-def measure_agents_row(quick: bool) -> Row:
+def agents_rows(c: Context) -> list[Row]:
     """Row 10: ``agents_overview`` of Claude Code and Gemini CLI homes of 100 projects each
     vs a bare ``open().read()`` of the same files."""
-    result = agents.measure_agents(agents.DEFAULT_PROJECTS, reps=3 if quick else 7)
-    return Row(f"agent homes read ({result['projects']} projects each, {result['rows']} rows)",
-               f"bare read {_ms(result['bare_read_s'])}", _ms(result["overview_s"]),
-               result["ratio_to_bare_read"], f"< {result['bar_s']:g} s",
-               bool(result["meets_bar"]), result)
+    result = agents.measure_agents(agents.DEFAULT_PROJECTS, reps=3 if c.quick else 7)
+    return [Row(f"agent homes read ({result['projects']} projects each, {result['rows']} rows)",
+                f"bare read {_ms(result['bare_read_s'])}", _ms(result["overview_s"]),
+                result["ratio_to_bare_read"], f"< {result['bar_s']:g} s",
+                bool(result["meets_bar"]), result)]
 
 
-class PageProbes:
-    """The three page queries of one store's bench-user list (``queries``, by name), ready
-    to time."""
-
-    def __init__(self, path: Path | str, user: str) -> None:
-        self.store = open_store(path)
-        flt = MemoryFilter(scope="user", owner=user)
-        memories = self.store.memories
-        self.count = memories.count(flt)
-        # 90% down the list, with a full page after it (the small store's list is short)
-        offset = max(0, min(int(self.count * 0.9), self.count - PAGE_ROWS - 1))
-        deep = memories.list_at(flt, offset, 1)[0]
-        self.queries: dict[str, Callable[[], object]] = {
-            "first page": partial(memories.page, flt, PAGE_ROWS),
-            "keyset page 90% deep": partial(memories.page, flt, PAGE_ROWS,
-                                            after=PageCursor(deep.created_at, deep.id)),
-            "positional page from the end": partial(memories.list_at, flt, PAGE_ROWS,
-                                                    PAGE_ROWS, from_end=True)}
+def pg_workers_rows(c: Context) -> list[Row]:
+    """Two worker processes extracting one round on PostgreSQL vs one
+    (``extraction.measure_pg_workers``): tasks/s, medians of interleaved runs."""
+    n_tasks = 2_000 if c.quick else 10_000
+    result = extraction.measure_pg_workers(c.server, n_tasks, 1 if c.quick else 3)
+    one, two = result["one_worker_tasks_per_s"], result["two_workers_tasks_per_s"]
+    ratio = result["ratio"]
+    return [Row(f"{PG_PREFIX}two workers extracting one round of {n_tasks:,} tasks",
+                f"one worker {one:,.0f} tasks/s", f"{two:,.0f} tasks/s "
+                f"(no task twice, none lost)", ratio, f">= {extraction.WORKERS_BAR}x one worker",
+                ratio >= extraction.WORKERS_BAR, result)]
 
 
-def measure_pages(big: Path | str, small: Path | str, user: str, reps: int,
-                  prefix: str = "") -> list[Row]:
-    """Row 6: the same page queries on the big store and on a 1,000-memory store (SQLite
-    files, or PostgreSQL URLs with ``prefix`` ``PG_PREFIX``)."""
-    probes = {"big": PageProbes(big, user), "small": PageProbes(small, user)}
+def _page_queries(store: StoreBackend, user: str,
+                  ) -> tuple[int, dict[str, Callable[[], object]]]:
+    """The length of the bench user's list in ``store`` and its three page queries, by name."""
+    flt = MemoryFilter(scope="user", owner=user)
+    memories = store.memories
+    count = memories.count(flt)
+    # 90% down the list, with a full page after it (the small store's list is short)
+    deep = memories.list_at(flt, max(0, min(int(count * 0.9), count - PAGE_ROWS - 1)), 1)[0]
+    return count, {
+        "first page": partial(memories.page, flt, PAGE_ROWS),
+        "keyset page 90% deep": partial(memories.page, flt, PAGE_ROWS,
+                                        after=PageCursor(deep.created_at, deep.id)),
+        "positional page from the end": partial(memories.list_at, flt, PAGE_ROWS, PAGE_ROWS,
+                                                from_end=True)}
+
+
+def page_rows(c: Context) -> list[Row]:
+    """Row 6: the same page queries on the big store and on a 1,000-memory store."""
+    reps = 30 if c.quick else 200
     rows: list[Row] = []
-    try:
-        for name in probes["big"].queries:
-            times = interleaved(reps, {which: partial(seconds, probes[which].queries[name])
-                                       for which in ("small", "big")})
+    with contextlib.closing(open_store(c.db)) as big_store, \
+            contextlib.closing(open_store(c.small)) as small_store:
+        (big_count, big), (small_count, small) = (_page_queries(store, BENCH_USER)
+                                                  for store in (big_store, small_store))
+        for name, query in big.items():
+            times = interleaved(reps, {"small": partial(seconds, small[name]),
+                                       "big": partial(seconds, query)})
             big_t, small_t = _median(times["big"]), _median(times["small"])
             ratio = big_t / small_t
             rows.append(Row(
-                f"{prefix}list page ({PAGE_ROWS} rows): {name}",
-                f"1k store, {probes['small'].count:,}-row list: {small_t * 1000:.3f} ms",
-                f"{probes['big'].count:,}-row list: {big_t * 1000:.3f} ms", ratio,
+                f"{c.prefix}list page ({PAGE_ROWS} rows): {name}",
+                f"1k store, {small_count:,}-row list: {small_t * 1000:.3f} ms",
+                f"{big_count:,}-row list: {big_t * 1000:.3f} ms", ratio,
                 f"<= {PAGE_FLAT_BAR}x (flat)", ratio <= PAGE_FLAT_BAR,
                 {"reps": reps, "small_ms": small_t * 1000, "big_ms": big_t * 1000}))
-    finally:
-        for probe in probes.values():
-            probe.store.close()
     return rows
-
-
-@dataclass
-class Options:
-    """What to run."""
-
-    size: int = 1_000_000
-    seed: int = DEFAULT_SEED
-    db: Path | None = None
-    quick: bool = False
-    only: tuple[str, ...] = ()
-    codex_rollouts: int = 5_000
-    """Rollouts in the generated sessions folder of the ``codex`` row."""
-    pg: str | None = None
-    """A PostgreSQL server URL (``--pg``): the PostgreSQL rows run on it; None: skipped."""
-    pg_only: bool = False
-    """Only the PostgreSQL rows (no SQLite store is built)."""
-    progress: Callable[[str], None] = field(default=lambda text: None)
 
 
 def prepare_store(options: Options) -> tuple[Path, Path]:
@@ -775,66 +804,69 @@ def working_copy(path: Path, keep: bool) -> Iterator[Path]:
         shutil.rmtree(folder, ignore_errors=True)
 
 
-Step = tuple[str, str, Callable[[], list[Row]]]
-"""A section of the benchmark: its name (``--only``), what it says it runs, its rows."""
+@dataclass(frozen=True)
+class Section:
+    """A step of the benchmark: the ``--only`` name it belongs to, what it says it runs, and
+    how it measures its rows."""
+
+    name: str
+    says: str
+    rows: Callable[[Context], list[Row]]
 
 
-def _run_steps(wanted: set[str], say: Callable[[str], None], steps: tuple[Step, ...],
-               ) -> list[Row]:
-    """The rows of each step whose section is wanted, in order, saying what runs."""
+STORELESS = (Section("model-extraction", "model extraction against the fake endpoint…",
+                     model_rows),
+             Section("hook-gate", "the write gate's two paths…", gate_rows),
+             Section("recall-quality", "recall quality of the labelled questions…",
+                     quality_rows))
+"""The sections run first, on no memory store."""
+ON_STORE = (Section("start", "start to first paint…", start_rows),
+            Section("search", "search as you type and scrolling (Pilot)…", search_rows),
+            Section("extraction", "extraction…", extraction_rows),
+            Section("redaction", "redaction…", redaction_rows),
+            Section("pages", "list pages…", page_rows),
+            Section("recall", "recall…", recall_rows),
+            Section("recall-quality", "recall of the labelled questions on the big store…",
+                    question_latency_rows),
+            Section("mcp", "MCP recall and the session-start hook…", mcp_rows))
+"""The sections run on the generated store (a working copy)."""
+ON_PG_STORE = tuple(Section(s.name, PG_PREFIX + s.says, s.rows) for s in ON_STORE
+                    if s.name in ("search", "pages", "recall"))
+"""The sections also run on the generated store on PostgreSQL."""
+ON_PG_SERVER = (Section("extraction", "PostgreSQL: one worker and two workers extracting one "
+                        "round…", pg_workers_rows),)
+"""The sections run on the PostgreSQL server itself (their own databases)."""
+AT_HOME = (Section("codex", "codex import-rollouts…", codex_rows),
+           Section("agents", "agent homes…", agents_rows),
+           Section("agents", "a large ~/.claude.json…", settings_rows))
+"""The sections run last, on generated agent homes (no memory store)."""
+
+
+def _measure(c: Context, wanted: set[str], sections: tuple[Section, ...]) -> list[Row]:
+    """The rows of each section that is wanted, in order, saying what runs."""
     rows: list[Row] = []
-    for section, words, measure in steps:
-        if section in wanted:
-            say(words)
-            rows += measure()
+    for section in sections:
+        if section.name in wanted:
+            c.options.progress(section.says)
+            rows += section.rows(c)
     return rows
 
 
 def run(options: Options) -> list[Row]:
     """Run the benchmark; returns the rows in table order."""
-    say, quick, user = options.progress, options.quick, BENCH_USER
     wanted = set(options.only) or set(SECTIONS) - {"recall-quality"}
-    rows = _run_steps(wanted, say, (
-        ("model-extraction", "model extraction against the fake endpoint…",
-         lambda: [measure_model_row(200 if quick else 1_000)]),
-        ("hook-gate", "the write gate's two paths…", lambda: measure_gate_rows(quick))))
-    wanted -= {"model-extraction", "hook-gate"}
-    if not wanted:
-        return rows
-    rows += _run_steps(wanted, say, (("recall-quality", "recall quality of the labelled "
-                                      "questions…", measure_quality_rows),))
-    if wanted <= {"codex", "agents"}:  # neither needs a memory store
-        return rows + _home_rows(options, wanted, options.codex_rollouts)
+    c = Context(options, rollouts=options.codex_rollouts)
+    rows = _measure(c, wanted, STORELESS)
+    if not wanted & {section.name for section in ON_STORE}:
+        return rows + _measure(c, wanted, AT_HOME)
     if options.pg_only:
         return rows + measure_postgres(options, wanted)
-    big, small = prepare_store(options)
-    with working_copy(big, keep=options.db is not None) as db:
-        rows += _run_steps(wanted, say, (
-            ("start", "start to first paint…",
-             lambda: measure_startup(db, user, 3 if quick else START_RUNS)),
-            ("search", "search as you type and scrolling (Pilot)…",
-             lambda: measure_app(db, user, quick)),
-            ("extraction", "extraction…",
-             lambda: [measure_extraction_row(2_000 if quick else 10_000)]),
-            ("redaction", "redaction…", lambda: [measure_redaction_row(2.0 if quick else 6.0)]),
-            ("pages", "list pages…",
-             lambda: measure_pages(db, small, user, 30 if quick else 200)),
-            ("recall", "recall…", lambda: [measure_recall_row(db, user, quick)]),
-            ("recall-quality", "recall of the labelled questions on the big store…",
-             lambda: measure_question_latency_rows(db, user)),
-            ("mcp", "MCP recall and the session-start hook…",
-             lambda: measure_mcp_rows(db, user, quick))))
+    big, c.small = prepare_store(options)
+    with working_copy(big, keep=options.db is not None) as c.db:
+        rows += _measure(c, wanted, ON_STORE)
     rows += measure_postgres(options, wanted)
-    return rows + _home_rows(options, wanted, 200 if quick else options.codex_rollouts)
-
-
-def _home_rows(options: Options, wanted: set[str], rollouts: int) -> list[Row]:
-    """The rows that need no memory store: ``codex import-rollouts`` over ``rollouts``
-    generated rollouts, the agent homes and a large ``~/.claude.json``."""
-    return _run_steps(wanted, options.progress, (
-        ("codex", "codex import-rollouts…", lambda: measure_codex_rows(rollouts)),
-        ("agents", "agent homes…", lambda: [measure_agents_row(options.quick)]),
-        ("agents", "a large ~/.claude.json…", lambda: [measure_settings_row(options.quick)])))
+    c.rollouts = 200 if options.quick else options.codex_rollouts
+    return rows + _measure(c, wanted, AT_HOME)
 
 
 def measure_postgres(options: Options, wanted: set[str]) -> list[Row]:
@@ -851,13 +883,14 @@ def measure_postgres(options: Options, wanted: set[str]) -> list[Row]:
         return [Row(f"{PG_PREFIX}every row", "-",
                     f"skipped: no server given (--pg URL or ${pg.BENCH_PG_ENV})", None, "-",
                     None)]
-    say, quick, server, user = options.progress, options.quick, options.pg, BENCH_USER
+    say, server = options.progress, options.pg
     try:
         info = pg.server_summary(server)
     except pg.BenchServerError as error:
         return [Row(f"{PG_PREFIX}every row", "-", f"not run: {error}", None, "-", False)]
     say(f"PostgreSQL {info['version']} at {info['server']}: store of {options.size:,} "
         f"memories (seed {options.seed})…")
+    c = Context(options, prefix=PG_PREFIX, server=server)
     rows: list[Row] = []
     if {"search", "pages", "recall"} & sections:
         name = pg.cached_database_name(options.size, options.seed)
@@ -865,36 +898,14 @@ def measure_postgres(options: Options, wanted: set[str]) -> list[Row]:
             server, options.size, options.seed,
             progress=lambda done, n: say(f"  loaded {done:,}/{n:,}"))
         say(f"  {'cached' if was_cached else 'generated'}: {name}")
-        small, _ = pg.cached_pg_store(server, 1000, options.seed)
+        c.small, _ = pg.cached_pg_store(server, 1000, options.seed)
         say("  working copy…")
-        with pg.working_copy(server, name) as db:
-            rows += _run_steps(sections, say, (
-                ("search", "PostgreSQL: search as you type and scrolling (Pilot)…",
-                 lambda: measure_app(db, user, quick, postgres=True)),
-                ("pages", "PostgreSQL: list pages…",
-                 lambda: measure_pages(db, small, user, 30 if quick else 200, PG_PREFIX)),
-                ("recall", "PostgreSQL: recall…",
-                 lambda: [measure_recall_row(db, user, quick, postgres=True)])))
-    rows += _run_steps(sections, say, (
-        ("extraction", "PostgreSQL: one worker and two workers extracting one round…",
-         lambda: [measure_pg_workers_row(server, 2_000 if quick else 10_000,
-                                         1 if quick else 3)]),))
+        with pg.working_copy(server, name) as c.db:
+            rows += _measure(c, sections, ON_PG_STORE)
+    rows += _measure(c, sections, ON_PG_SERVER)
     for row in rows:
         row.detail.setdefault("postgres", info)
     return rows
-
-
-def measure_pg_workers_row(server: str, n_tasks: int, runs: int) -> Row:
-    """Two worker processes extracting one round of ``n_tasks`` tasks on PostgreSQL vs one
-    (``bench.extraction.measure_pg_workers``): tasks/s, medians of ``runs`` interleaved
-    runs each."""
-    result = extraction.measure_pg_workers(server, n_tasks, runs)
-    one, two = result["one_worker_tasks_per_s"], result["two_workers_tasks_per_s"]
-    ratio = result["ratio"]
-    return Row(f"{PG_PREFIX}two workers extracting one round of {n_tasks:,} tasks",
-               f"one worker {one:,.0f} tasks/s", f"{two:,.0f} tasks/s "
-               f"(no task twice, none lost)", ratio, f">= {extraction.WORKERS_BAR}x one worker",
-               ratio >= extraction.WORKERS_BAR, result)
 
 
 def format_table(rows: list[Row]) -> str:
