@@ -1,11 +1,14 @@
 """Extraction throughput: ``backfill()`` of N eligible tasks beside a read-only loop over the
-same rows; and on PostgreSQL (``measure_pg_workers``) two worker processes beside one."""
+same rows; on PostgreSQL (``measure_pg_workers``) two worker processes beside one; and a model
+round against the fake endpoint beside the deterministic round of the same tasks
+(``measure_model_extraction``: the bar is correctness, not speed)."""
 
 from __future__ import annotations
 
 import contextlib
 import json
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -15,9 +18,11 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from memtui.bench.fake_model import FakeModel
 from memtui.bench.timing import timed
 from memtui.engine.api import Engine
 from memtui.engine.extraction import ROUND_LIMIT
+from memtui.engine.model_extraction import INPUT_BUDGET_CHARS
 from memtui.store.backend import StoreBackend
 from memtui.store.database import Store
 from memtui.store.database import open_store as open_any_store
@@ -33,6 +38,8 @@ WORKER_DB_ENV = "MEMTUI_BENCH_WORKER_DB"
 """How a worker process is told its database (a URL may hold a password: never in argv)."""
 WORKER_RUN_TIMEOUT_S = 1800.0
 """How long one timed run may take before it counts as hung."""
+NO_CAP = 10**9
+"""The model round's token caps: high enough that they never stop the round."""
 BENCH_USER = "bench"
 BENCH_PROJECTS = ("shop", "pipeline", "infra")
 BENCH_NOW = datetime(2026, 12, 1, 12, 0, tzinfo=UTC)
@@ -119,6 +126,39 @@ def measure_extraction(n_tasks: int) -> dict[str, Any]:
         "meets_bar": extract_rate >= BAR_TASKS_PER_S,
         "summary": summary.to_json(),
     }
+
+
+def _round(path: Path, n_tasks: int) -> tuple[float, Any]:
+    with contextlib.closing(open_any_store(path, clock=FixedClock(BENCH_NOW))) as store:
+        engine = Engine(store, BENCH_USER)
+        took, summary = timed(lambda: engine.extraction.run_round(force=True, limit=n_tasks))
+        return took, (summary, engine.extraction.cost(1))
+
+
+def measure_model_extraction(n_tasks: int) -> dict[str, Any]:
+    """The deterministic round and the model round over the same ``n_tasks`` tasks."""
+    with tempfile.TemporaryDirectory(prefix="memtui-bench-model-") as folder:
+        base = Path(folder) / "deterministic.db"
+        build_bench_store(base, n_tasks).close()
+        model_db = Path(folder) / "model.db"
+        shutil.copyfile(base, model_db)
+        reference_s, (reference, _ledger) = _round(base, n_tasks)
+        with FakeModel().running() as fake:
+            store = open_any_store(model_db, clock=FixedClock(BENCH_NOW))
+            Engine(store, BENCH_USER).settings.update(
+                extraction_mode="model", model_base_url=fake.url, extract_model="fake",
+                model_daily_token_cap=NO_CAP, model_monthly_token_cap=NO_CAP)
+            store.close()
+            model_s, (summary, ledger) = _round(model_db, n_tasks)
+            sent = [len(str(r.body["messages"][-1]["content"])) for r in fake.requests
+                    if r.body is not None]
+    today = ledger["today"]
+    return {"tasks": n_tasks, "reference_s": round(reference_s, 3),
+            "reference_extracted": reference.extracted, "model_s": round(model_s, 3),
+            "model_extracted": summary.extracted, "requests": len(sent),
+            "tokens_in": today["tokens_in"], "tokens_out": today["tokens_out"],
+            "longest_text_sent": max(sent, default=0), "budget": INPUT_BUDGET_CHARS,
+            "errors": summary.errors}
 
 
 def worker(url: str, sync: Path, index: int) -> dict[str, Any]:

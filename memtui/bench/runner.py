@@ -6,8 +6,7 @@ budget is checked next to a reference measured in the same run: start-up and pag
 are medians of interleaved runs; the Pilot timings (search, scrolling) are per key the best
 of ``APP_REPEATS`` passes, since noise from other processes only ever adds time. Each row's
 measuring lives in its own module (``app_start``, ``extraction``, ``redaction``,
-``recall``, ``recall_quality``, ``codex_rollouts``, ``mcp``, ``agents``,
-``model_extraction``, ``postgres``); this one runs them and makes the rows.
+``recall``, ``recall_quality``, ``codex_rollouts``, ``mcp``, ``agents``, ``postgres``); this one runs them and makes the rows.
 """
 
 from __future__ import annotations
@@ -31,7 +30,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from unittest.mock import patch
 
-from memtui.bench import agents, codex_rollouts, extraction, model_extraction, recall_quality
+from memtui.bench import agents, codex_rollouts, extraction, recall_quality
 from memtui.bench import mcp as agent_ways
 from memtui.bench import recall as recall_bench
 from memtui.bench import redaction as redaction_bench
@@ -680,7 +679,7 @@ def gate_rows(c: Context) -> list[Row]:
 def model_rows(c: Context) -> list[Row]:
     """Row 12: a model round against the fake endpoint beside the deterministic round of the
     same tasks."""
-    result = model_extraction.measure_model_extraction(n_tasks := 200 if c.quick else 1_000)
+    result = extraction.measure_model_extraction(n_tasks := 200 if c.quick else 1_000)
     ok = (result["requests"] == n_tasks == result["model_extracted"]
           and result["longest_text_sent"] <= result["budget"])
     return [Row(f"model extraction round, {n_tasks:,} tasks (fake endpoint on 127.0.0.1)",
