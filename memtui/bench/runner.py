@@ -1,14 +1,11 @@
 """The benchmark: every speed bar, measured against a reference in the same run.
 
-``python -m memtui.bench [--size N] [--db PATH] [--quick] [--json]``; the rows and their
-budgets are listed in docs/performance.md. The machines are shared and noisy, so each row's
-budget is checked next to a reference measured in the same run: start-up and page timings
-are medians of interleaved runs; the Pilot timings (search, scrolling) are per key the best
-of ``APP_REPEATS`` passes, since noise from other processes only ever adds time. Each row's
-measuring lives in its own module (``app_start``, ``extraction``, ``redaction``,
-``recall``, ``recall_quality``, ``codex_rollouts``, ``mcp``, ``agents``, ``postgres``); this one runs them and makes the rows.
+``python -m memtui.bench``; the rows and their budgets are listed in docs/performance.md. A
+table of sections (``--only`` name, what it says, its row function) drives the run; each row's
+measuring lives in its own module (``app_start``, ``extraction``, ``redaction``, ``recall``,
+``recall_quality``, ``codex_rollouts``, ``mcp``, ``agents``, ``postgres``) or, for the app's
+start and Pilot timings, here.
 """
-
 from __future__ import annotations
 
 import asyncio
@@ -76,8 +73,6 @@ PG_RECALL_BAR_MS = 10.0
 SECTIONS = ("start", "search", "pages", "extraction", "redaction", "recall", "codex", "mcp",
             "agents", "hook-gate", "recall-quality", "model-extraction")
 """Every section ``--only`` may name; all but ``recall-quality`` run by default."""
-PG_SECTIONS = ("search", "pages", "recall", "extraction")
-"""The sections that also have PostgreSQL rows."""
 TYPED = ("pytest fixtures", "staging cluster", "migrate invoice", "prefers small")
 """What the search benchmark types, one key at a time (each word is in the generated text)."""
 APP_REPEATS = 5
@@ -869,11 +864,11 @@ def run(options: Options) -> list[Row]:
 
 
 def measure_postgres(options: Options, wanted: set[str]) -> list[Row]:
-    """The PostgreSQL rows (``PG_SECTIONS`` that are wanted) on the server ``options.pg``:
+    """The PostgreSQL rows (of the wanted sections) on the server ``options.pg``:
     the generated store of ``options.size`` memories (cached on the server) and of 1,000,
     the same generator rows as SQLite's, loaded with COPY. One ``n/a`` row saying why when
     no server was given; a failing row when the server cannot be used."""
-    sections = {name for name in PG_SECTIONS if name in wanted}
+    sections = wanted & {section.name for section in ON_PG_STORE + ON_PG_SERVER}
     if not sections:
         return []
     from memtui.bench import postgres as pg
@@ -891,7 +886,7 @@ def measure_postgres(options: Options, wanted: set[str]) -> list[Row]:
         f"memories (seed {options.seed})…")
     c = Context(options, prefix=PG_PREFIX, server=server)
     rows: list[Row] = []
-    if {"search", "pages", "recall"} & sections:
+    if sections & {section.name for section in ON_PG_STORE}:
         name = pg.cached_database_name(options.size, options.seed)
         _url, was_cached = pg.cached_pg_store(
             server, options.size, options.seed,
