@@ -13,6 +13,7 @@ import fcntl
 import itertools
 import os
 import random
+import string
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
@@ -156,6 +157,12 @@ NUMBER_RANGES: dict[str, tuple[int, int]] = {
 """Template fields filled with a whole number in a range (both ends included)."""
 
 
+def _compile(template: str) -> list[tuple[str, str | None]]:
+    """(literal text, field name or None) of each piece of ``template``."""
+    return [(literal, name) for literal, name, _spec, _conversion
+            in string.Formatter().parse(template)]
+
+
 def _zipf(rng: random.Random, words: list[str], exponent: float,
           ) -> tuple[list[str], list[float]]:
     """``words`` shuffled, with the cumulative Zipf weights of their new ranks."""
@@ -234,17 +241,6 @@ class TextModel:
         return text
 
 
-def _compile(template: str) -> list[tuple[str, str | None]]:
-    parts: list[tuple[str, str | None]] = []
-    rest = template
-    while "{" in rest:
-        literal, _, tail = rest.partition("{")
-        name, _, rest = tail.partition("}")
-        parts.append((literal, name))
-    parts.append((rest, None))
-    return parts
-
-
 def _stamp(ms: int) -> str:
     return format_time(MIN_TIME + timedelta(milliseconds=ms))
 
@@ -279,8 +275,8 @@ class _Generator:
         self.text = TextModel(random.Random(seed * 7919 + 1))
         self.mean_gap_ms = max(1, int(SPAN_DAYS * 86_400_000 / max(n, 1)))
         self.now_ms = int(START.timestamp() * 1000)
-        members = {p[0]: [p[2]] + [u for u, role in p[3] if role != "reader"] for p in PROJECTS}
-        self.writers = members
+        self.writers = {p[0]: [p[2]] + [u for u, role in p[3] if role != "reader"]
+                        for p in PROJECTS}
         self.other_projects = [p[0] for p in PROJECTS if p[0] != BENCH_PROJECT]
         self.other_users = [u for u in USERS if u != BENCH_USER]
         self.recent: dict[tuple[str, str], list[_Row]] = {}
