@@ -762,40 +762,29 @@ def page_rows(c: Context) -> list[Row]:
     return rows
 
 
-def prepare_store(options: Options) -> tuple[Path, Path]:
-    """(a working copy of the N store, the 1,000-memory store), generating what is missing."""
-    say = options.progress
-    if options.db is not None and options.db.exists():
-        return options.db, cached_store(1000, options.seed)[0]
-    say(f"store of {options.size:,} memories (seed {options.seed})…")
-    if options.db is not None:
-        generate_store(options.db, options.size, options.seed)
-        path = options.db
-    else:
-        path, was_cached = cached_store(options.size, options.seed,
-                                        progress=lambda done, n: say(f"  generated {done:,}/{n:,}"))
-        say(f"  {'cached' if was_cached else 'generated'}: {path}")
-    small, _ = cached_store(1000, options.seed)
-    return path, small
-
-
 @contextlib.contextmanager
-def working_copy(path: Path, keep: bool) -> Iterator[Path]:
-    """A copy of a cached store (the app may write to what it opens), or the store itself.
-    The copy is on disk before it is used: otherwise the writeback of its ~1 GB runs under
-    the first measurements and slows whichever side reads more files."""
-    if keep:
-        yield path
+def working_stores(options: Options) -> Iterator[tuple[Path, Path]]:
+    """(the N store, the 1,000-memory store), generating what is missing. The N store is
+    ``--db`` itself, or a copy of the cached one (the app may write to what it opens) that is
+    on disk before it is used: otherwise the writeback of its ~1 GB runs under the first
+    measurements and slows whichever side reads more files."""
+    say = options.progress
+    if options.db is not None:
+        if not options.db.exists():
+            say(f"store of {options.size:,} memories (seed {options.seed})…")
+            generate_store(options.db, options.size, options.seed)
+        yield options.db, cached_store(1000, options.seed)[0]
         return
-    folder = Path(tempfile.mkdtemp(prefix="memtui-bench-"))
-    try:
-        target = folder / path.name
-        shutil.copyfile(path, target)
-        with target.open("rb+") as copied:
+    say(f"store of {options.size:,} memories (seed {options.seed})…")
+    path, was_cached = cached_store(options.size, options.seed,
+                                    progress=lambda done, n: say(f"  generated {done:,}/{n:,}"))
+    say(f"  {'cached' if was_cached else 'generated'}: {path}")
+    small, _ = cached_store(1000, options.seed)
+    with tempfile.TemporaryDirectory(prefix="memtui-bench-", ignore_cleanup_errors=True) as folder:
+        shutil.copyfile(path, copy := Path(folder) / path.name)
+        with copy.open("rb+") as copied:
             os.fsync(copied.fileno())
-        yield target
-    finally:
-        shutil.rmtree(folder, ignore_errors=True)
+        yield copy, small
 
 
 @dataclass(frozen=True)
@@ -855,8 +844,7 @@ def run(options: Options) -> list[Row]:
         return rows + _measure(c, wanted, AT_HOME)
     if options.pg_only:
         return rows + measure_postgres(options, wanted)
-    big, c.small = prepare_store(options)
-    with working_copy(big, keep=options.db is not None) as c.db:
+    with working_stores(options) as (c.db, c.small):
         rows += _measure(c, wanted, ON_STORE)
     rows += measure_postgres(options, wanted)
     c.rollouts = 200 if options.quick else options.codex_rollouts
