@@ -181,7 +181,7 @@ class Context:
 
 
 def start_rows(c: Context) -> list[Row]:
-    """Rows 1a/1b: wall time and peak RSS, app vs empty app, medians of interleaved runs."""
+    """Start to first paint: wall time and peak RSS, app vs empty app (interleaved medians)."""
     db, user, runs = c.db, BENCH_USER, 3 if c.quick else START_RUNS
     compile_package()  # both sides start from bytecode (Textual's is compiled already)
     if hasattr(os, "sync"):
@@ -492,8 +492,8 @@ def key_ratios(keys: dict[str, float], in_store: dict[str, float]) -> dict[str, 
 
 
 def search_rows(c: Context) -> list[Row]:
-    """Rows 2 and 3: the real app driven by Pilot on an SQLite file or a PostgreSQL URL;
-    each key's ratio to its own store query is information."""
+    """Search as you type and scrolling in the real app under Pilot (each key's ratio to its
+    own store query is information)."""
     db, user, prefix = c.db, BENCH_USER, c.prefix
     typed = TYPED[:2] if c.quick else TYPED
     repeats = 1 if c.quick else APP_REPEATS
@@ -548,7 +548,7 @@ def search_rows(c: Context) -> list[Row]:
 
 
 def extraction_rows(c: Context) -> list[Row]:
-    """Row 4: an extraction round over eligible tasks vs a read-only loop."""
+    """An extraction round over eligible tasks vs a read-only loop."""
     result = extraction.measure_extraction(n_tasks := 2_000 if c.quick else 10_000)
     rate = result["extraction_tasks_per_s"]
     return [Row(f"extraction round, {n_tasks:,} eligible tasks",
@@ -559,7 +559,7 @@ def extraction_rows(c: Context) -> list[Row]:
 
 
 def codex_rows(c: Context) -> list[Row]:
-    """Row 8: ``codex import-rollouts`` first run vs ``json.loads``; an unchanged second run."""
+    """``codex import-rollouts`` first run vs ``json.loads``; an unchanged second run."""
     result = codex_rollouts.measure_codex_import(c.rollouts)
     first_bar, second_bar = codex_rollouts.FIRST_RUN_BAR, codex_rollouts.SECOND_RUN_BAR
     return [
@@ -575,7 +575,7 @@ def codex_rows(c: Context) -> list[Row]:
 
 
 def redaction_rows(c: Context) -> list[Row]:
-    """Row 5: redaction throughput vs ``re`` scanning the same text for one literal."""
+    """Redaction throughput vs ``re`` scanning the same text for one literal."""
     result = redaction_bench.measure_throughput(2.0 if c.quick else 6.0)
     rate, bar = result["redact_mbps"], redaction_bench.THROUGHPUT_BAR_MBPS
     return [Row("redaction throughput (ordinary text)",
@@ -584,8 +584,7 @@ def redaction_rows(c: Context) -> list[Row]:
 
 
 def recall_rows(c: Context) -> list[Row]:
-    """Row 7: recall through the service vs the Python API; on PostgreSQL against
-    ``PG_RECALL_BAR_MS``."""
+    """Recall through the service vs the Python API (on PostgreSQL: ``PG_RECALL_BAR_MS``)."""
     result = recall_bench.measure_recall(c.db, runs=2 if c.quick else 5, user=BENCH_USER,
                                          bar_ms=PG_RECALL_BAR_MS if c.prefix
                                          else recall_bench.BAR_MS)
@@ -602,8 +601,7 @@ def _recall_scores(found: dict[str, Any]) -> str:
 
 
 def quality_rows(c: Context) -> list[Row]:
-    """Rows 12: recall@1/@5 and MRR of the labelled questions (dev half, held-out half, all),
-    full text beside the hybrid."""
+    """Recall@1/@5 and MRR of the labelled questions, full text beside the hybrid."""
     rows, bar = [], recall_quality.RECALL_AT_5_BAR
     for result in (recall_quality.measure_quality(size) for size in recall_quality.DISTRACTORS):
         for name in recall_quality.HALVES:
@@ -619,8 +617,7 @@ def quality_rows(c: Context) -> list[Row]:
 
 
 def question_latency_rows(c: Context) -> list[Row]:
-    """Rows 12: recall of the labelled questions on the big store vs bare FTS5, full text
-    and (with the embeddings extra) hybrid."""
+    """Recall of the labelled questions on the big store (full text, hybrid) vs bare FTS5."""
     from memtui.engine.recall_vectors import vectors_available
 
     rows = []
@@ -638,7 +635,7 @@ def question_latency_rows(c: Context) -> list[Row]:
 
 
 def mcp_rows(c: Context) -> list[Row]:
-    """Rows 8: MCP recall round trips, and the session-start hook's wall time."""
+    """MCP recall round trips, and the session-start hook's wall time."""
     recall = agent_ways.measure_mcp_recall(c.db, BENCH_USER, runs=2 if c.quick else 5)
     hook = agent_ways.measure_hook_start(c.db, BENCH_USER, runs=5 if c.quick else 11)
     return [
@@ -656,7 +653,7 @@ def mcp_rows(c: Context) -> list[Row]:
 
 
 def gate_rows(c: Context) -> list[Row]:
-    """Rows 11: the write gate's two paths, each against ``import json`` in the same run."""
+    """The write gate's two paths, each against ``import json`` in the same run."""
     gate = agent_ways.measure_hook_gate(runs=5 if c.quick else 15)
     outside, inside = agent_ways.GATE_BAR, agent_ways.GATE_MEMORY_BAR
     reference = f"python3 -c \"import json\" {gate['reference_median_ms']:.1f} ms"
@@ -672,8 +669,7 @@ def gate_rows(c: Context) -> list[Row]:
 
 
 def model_rows(c: Context) -> list[Row]:
-    """Row 12: a model round against the fake endpoint beside the deterministic round of the
-    same tasks."""
+    """A model round against the fake endpoint beside the deterministic round."""
     result = extraction.measure_model_extraction(n_tasks := 200 if c.quick else 1_000)
     ok = (result["requests"] == n_tasks == result["model_extracted"]
           and result["longest_text_sent"] <= result["budget"])
@@ -686,8 +682,7 @@ def model_rows(c: Context) -> list[Row]:
 
 
 def settings_rows(c: Context) -> list[Row]:
-    """Row 10b: ``hooks install claude-code``'s merge of a large ``~/.claude.json`` vs a
-    plain ``json.load`` + ``json.dump`` of the same file (time and peak memory)."""
+    """``hooks install``'s merge of a large ``~/.claude.json`` vs ``json.load`` + ``dump``."""
     result = agents.measure_settings_merge(QUICK_SETTINGS_MB if c.quick else agents.SETTINGS_MB,
                                            reps=1 if c.quick else 3)
     return [Row(f"~/.claude.json of {result['bytes'] / 1e6:.0f} MB merged by hooks install "
@@ -702,8 +697,7 @@ def settings_rows(c: Context) -> list[Row]:
 
 
 def agents_rows(c: Context) -> list[Row]:
-    """Row 10: ``agents_overview`` of Claude Code and Gemini CLI homes of 100 projects each
-    vs a bare ``open().read()`` of the same files."""
+    """``agents_overview`` of Claude Code and Gemini CLI homes vs a bare read of the files."""
     result = agents.measure_agents(agents.DEFAULT_PROJECTS, reps=3 if c.quick else 7)
     return [Row(f"agent homes read ({result['projects']} projects each, {result['rows']} rows)",
                 f"bare read {_ms(result['bare_read_s'])}", _ms(result["overview_s"]),
@@ -712,8 +706,7 @@ def agents_rows(c: Context) -> list[Row]:
 
 
 def pg_workers_rows(c: Context) -> list[Row]:
-    """Two worker processes extracting one round on PostgreSQL vs one
-    (``extraction.measure_pg_workers``): tasks/s, medians of interleaved runs."""
+    """Two worker processes extracting one round on PostgreSQL vs one (tasks/s)."""
     n_tasks = 2_000 if c.quick else 10_000
     result = extraction.measure_pg_workers(c.server, n_tasks, 1 if c.quick else 3)
     one, two = result["one_worker_tasks_per_s"], result["two_workers_tasks_per_s"]
@@ -741,7 +734,7 @@ def _page_queries(store: StoreBackend, user: str,
 
 
 def page_rows(c: Context) -> list[Row]:
-    """Row 6: the same page queries on the big store and on a 1,000-memory store."""
+    """The same page queries on the big store and on a 1,000-memory store."""
     reps = 30 if c.quick else 200
     rows: list[Row] = []
     with contextlib.closing(open_store(c.db)) as big_store, \
