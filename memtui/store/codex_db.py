@@ -36,6 +36,7 @@ from memtui.store.codex_models import (
     Stage1Row,
     ThreadRow,
 )
+from memtui.store.repository import columns_of
 
 CODEX_DB_FILE_NAME = "memories_1.sqlite"
 CODEX_V2_DB_FILE_NAME = "memories_v2_1.sqlite"
@@ -46,7 +47,7 @@ DEFAULT_WRITE_BUSY_TIMEOUT_S = 5.0
 """How long ``forget_thread`` waits for a lock held by a running Codex before giving up."""
 MEMORY_FILE_RE = re.compile(r"^memories(?:_v(\d+))?_(\d+)\.sqlite$")
 STATE_FILE_RE = re.compile(r"^state_(\d+)\.sqlite$")
-KNOWN_DB_FILE_NAMES = frozenset({"memories_1.sqlite", "memories_v2_1.sqlite", "state_5.sqlite"})
+KNOWN_DB_FILE_NAMES = frozenset({CODEX_DB_FILE_NAME, CODEX_V2_DB_FILE_NAME, STATE_DB_FILE_NAME})
 MAX_ROWS_PER_TABLE = 100_000
 """Rows read per table at most: a browsing bound, far above what Codex keeps."""
 
@@ -164,15 +165,14 @@ def _require_schema(conn: sqlite3.Connection, path: Path) -> set[str]:
     return tables
 
 
-def _columns(row_class: Any) -> tuple[str, ...]:
-    """The columns a row dataclass is read from: its fields, in order."""
-    return tuple(field.name for field in fields(row_class))
-
-
-def _select(conn: sqlite3.Connection, table: str, columns: Sequence[str],
-            order_by: str, limit: int) -> list[tuple[Any, ...]]:
+def _select(conn: sqlite3.Connection, table: str, row_class: Any, order_by: str, limit: int,
+            key_column: str | None = None) -> list[tuple[Any, ...]]:
+    """The rows of ``table`` as ``row_class``'s fields in order (NULL for a column the table
+    lacks; the first field read from ``key_column`` when given)."""
+    columns = columns_of(row_class).split(", ")
     present = _table_columns(conn, table)
-    select_list = ", ".join(name if name in present else f"NULL AS {name}" for name in columns)
+    select_list = ", ".join(name if name in present else f"NULL AS {name}"
+                            for name in [key_column or columns[0], *columns[1:]])
     sql = f"SELECT {select_list} FROM {table} ORDER BY {order_by} LIMIT ?"
     return conn.execute(sql, (limit,)).fetchall()
 
@@ -214,21 +214,14 @@ def _row_of(cls: Callable[..., RowT], row: tuple[Any, ...], *, blank_none: bool 
                  for field, value in zip(fields(cast(Any, cls)), row, strict=True)))
 
 
-def _stage1_from(row: tuple[Any, ...]) -> Stage1Row | None:
-    return _row_of(Stage1Row, row) if _as_text(row[0]) else None
-
-
-def _job_from(row: tuple[Any, ...]) -> JobRow | None:
-    keyed = _as_text(row[0]) and row[1] is not None and _as_text(row[2])
-    return _row_of(JobRow, row) if keyed else None
-
-
-def _convert(rows: list[tuple[Any, ...]], build: Callable[[tuple[Any, ...]], Any],
-             table: str, skipped: list[str]) -> list[Any]:
-    items = [build(row) for row in rows]
+def _keyed_rows(conn: sqlite3.Connection, table: str, row_class: Callable[..., RowT],
+                order_by: str, max_rows: int, has_key: Callable[[tuple[Any, ...]], object],
+                skipped: list[str]) -> tuple[RowT, ...]:
+    """The rows of ``table`` with their key columns set; each other one noted in ``skipped``."""
+    rows = _select(conn, table, row_class, order_by, max_rows)
     skipped += [f"{table} row {index}: empty key column(s); skipped"
-                for index, item in enumerate(items, start=1) if item is None]
-    return [item for item in items if item is not None]
+                for index, row in enumerate(rows, start=1) if not has_key(row)]
+    return tuple(_row_of(row_class, row) for row in rows if has_key(row))
 
 
 def _read_all(conn: sqlite3.Connection, path: Path, max_rows: int) -> CodexDbSnapshot:
@@ -236,10 +229,11 @@ def _read_all(conn: sqlite3.Connection, path: Path, max_rows: int) -> CodexDbSna
     try:
         tables = _require_schema(conn, path)
         skipped: list[str] = []
-        stage1 = _convert(_select(conn, STAGE1_TABLE, _columns(Stage1Row), "thread_id", max_rows),
-                          _stage1_from, STAGE1_TABLE, skipped)
-        jobs = _convert(_select(conn, JOBS_TABLE, _columns(JobRow), "kind, job_key", max_rows),
-                        _job_from, JOBS_TABLE, skipped)
+        stage1 = _keyed_rows(conn, STAGE1_TABLE, Stage1Row, "thread_id", max_rows,
+                             lambda row: _as_text(row[0]), skipped)
+        jobs = _keyed_rows(conn, JOBS_TABLE, JobRow, "kind, job_key", max_rows,
+                           lambda row: _as_text(row[0]) and row[1] is not None
+                           and _as_text(row[2]), skipped)
         max_threads = None
         if PROGRESS_TABLE in tables and "max_thread_count" in _table_columns(conn, PROGRESS_TABLE):
             found = conn.execute(
@@ -247,7 +241,7 @@ def _read_all(conn: sqlite3.Connection, path: Path, max_rows: int) -> CodexDbSna
             max_threads = _as_int(found[0]) if found else None
     finally:
         conn.execute("ROLLBACK")
-    return CodexDbSnapshot(stage1_outputs=tuple(stage1), jobs=tuple(jobs),
+    return CodexDbSnapshot(stage1_outputs=stage1, jobs=jobs,
                            max_thread_count=max_threads, skipped_rows=tuple(skipped))
 
 
@@ -261,23 +255,18 @@ def read_codex_db(db_path: Path, *, busy_timeout_s: float = DEFAULT_READ_BUSY_TI
                       lambda conn: _read_all(conn, path, max_rows))
 
 
-def _read_only(path: Path, timeout_s: float, read: Callable[[sqlite3.Connection], ReadT]
-               ) -> ReadT:
+def _read_only(path: Path, timeout_s: float, read: Callable[[sqlite3.Connection], ReadT], *,
+               immutable: bool = False) -> ReadT:
     """``read`` on a ``mode=ro`` connection, else ``immutable=1`` (a WAL file in a read-only
     folder); an SQLite error as a ``CodexDbError``."""
     try:
-        with contextlib.closing(_connect(path, "ro", timeout_s)) as conn:
+        with contextlib.closing(_connect(path, "ro", timeout_s, immutable=immutable)) as conn:
             conn.execute("PRAGMA query_only = ON")
             return read(conn)
     except sqlite3.Error as error:
-        if getattr(error, "sqlite_errorname", "") not in _READONLY_FALLBACK_NAMES:
+        if immutable or getattr(error, "sqlite_errorname", "") not in _READONLY_FALLBACK_NAMES:
             raise _map_error(error, path, timeout_s) from None
-    try:
-        with contextlib.closing(_connect(path, "ro", timeout_s, immutable=True)) as conn:
-            conn.execute("PRAGMA query_only = ON")
-            return read(conn)
-    except sqlite3.Error as error:
-        raise _map_error(error, path, timeout_s) from None
+    return _read_only(path, timeout_s, read, immutable=True)
 
 
 # ---- layouts ------------------------------------------------------------------------------------
@@ -373,8 +362,7 @@ def detect_layout(sqlite_home: Path, busy_timeout_s: float = DEFAULT_READ_BUSY_T
 def _read_threads(conn: sqlite3.Connection, max_rows: int) -> tuple[ThreadRow, ...]:
     if THREADS_TABLE not in _schema_tables(conn, "main"):
         return ()
-    columns = ("id", *_columns(ThreadRow)[1:])  # its ``thread_id`` is the table's ``id``
-    rows = _select(conn, THREADS_TABLE, columns, "id", max_rows)
+    rows = _select(conn, THREADS_TABLE, ThreadRow, "id", max_rows, key_column="id")
     return tuple(_row_of(ThreadRow, row, blank_none=True) for row in rows if _as_text(row[0]))
 
 
