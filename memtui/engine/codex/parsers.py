@@ -312,18 +312,17 @@ def strip_front_matter(body: str) -> str:
     return "\n".join(lines[end + 1:]).strip() if end else body.strip()
 
 
+def _given(headers: dict[str, str], *keys: str) -> dict[str, str | None]:
+    """The header lines of ``keys`` (None when absent or empty)."""
+    return {key: headers.get(key) or None for key in keys}
+
+
 def _thread(thread_id: str, lines: list[str]) -> RawMemory:
     headers, index = header_lines(lines, THREAD_HEADER_KEYS)
     body = "\n".join(lines[index:]).strip("\n")
-    return RawMemory(
-        thread_id=thread_id,
-        updated_at=normalize_time(headers.get("updated_at")),
-        cwd=headers.get("cwd") or None,
-        rollout_path=headers.get("rollout_path") or None,
-        rollout_summary_file=headers.get("rollout_summary_file") or None,
-        front_matter=parse_front_matter(body),
-        body=body,
-    )
+    return RawMemory(thread_id, normalize_time(headers.get("updated_at")),
+                     **_given(headers, *THREAD_HEADER_KEYS[1:]),
+                     front_matter=parse_front_matter(body), body=body)
 
 
 def parse_raw_memories(text: str, path: str = "raw_memories.md"
@@ -362,12 +361,6 @@ def parse_rollout_summary(text: str, file: str) -> tuple[RolloutSummary | None, 
     if not thread_id:
         return None, [Problem(file, "no 'thread_id:' header line; skipped", 1)]
     body = "\n".join(lines[index:]).strip("\n")
-    return RolloutSummary(
-        thread_id=thread_id,
-        updated_at=normalize_time(headers.get("updated_at")),
-        rollout_path=headers.get("rollout_path") or None,
-        cwd=headers.get("cwd") or None,
-        git_branch=headers.get("git_branch") or None,
-        body=body,
-        file=PurePath(file).name,
-    ), []
+    return RolloutSummary(thread_id, normalize_time(headers.get("updated_at")),
+                          **_given(headers, "rollout_path", "cwd", "git_branch"), body=body,
+                          file=PurePath(file).name), []
