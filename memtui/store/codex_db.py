@@ -10,7 +10,7 @@ import contextlib
 import re
 import sqlite3
 import stat
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator
 from dataclasses import fields, replace
 from pathlib import Path
 from typing import Any, TypeVar, cast
@@ -302,28 +302,6 @@ def _has_memory_tables(info: DatabaseFile) -> bool:
     return all(name in info.tables for name in REQUIRED_TABLES)
 
 
-def layout_of(state: DatabaseFile, memories: DatabaseFile, memories_v2: DatabaseFile | None = None,
-              unknown: Sequence[DatabaseFile] = ()) -> CodexLayout:
-    """Which layout the inspected files make; a ``memories_v2_1.sqlite`` makes it v2 even
-    when unreadable (its error shown, not an empty older file's rows)."""
-    if unknown:
-        found = next((info.path for info in (*unknown, memories_v2, memories, state)
-                      if info is not None and info.exists and info.error is None
-                      and _has_memory_tables(info)), None)  # the newest readable one
-        return CodexLayout(LAYOUT_UNKNOWN, state, memories, found, memories_v2, tuple(unknown))
-    if memories_v2 is not None and memories_v2.exists:
-        return CodexLayout(LAYOUT_MEMORIES_V2, state, memories, memories_v2.path, memories_v2)
-    if memories.exists and _has_memory_tables(memories):
-        return CodexLayout(LAYOUT_MEMORIES_DB, state, memories, memories.path, memories_v2)
-    if state.exists and _has_memory_tables(state):
-        return CodexLayout(LAYOUT_STATE_DB, state, memories, state.path, memories_v2)
-    if state.exists and (state.tables & OLD_MEMORY_TABLES or (
-            state.error is None and THREADS_TABLE in state.tables and not memories.exists
-            and state.version is not None and state.version < FIRST_STATE_MEMORY_MIGRATION)):
-        return CodexLayout(LAYOUT_OLD, state, memories, None, memories_v2)
-    return CodexLayout(LAYOUT_NONE, state, memories, None, memories_v2)
-
-
 def _db_file_order(name: str) -> tuple[int, int, int]:
     """Newest first: a memory file before a state file, a higher version first."""
     memory = MEMORY_FILE_RE.match(name)
@@ -347,16 +325,33 @@ def unknown_database_names(sqlite_home: Path) -> list[str]:
 def detect_layout(sqlite_home: Path, busy_timeout_s: float = DEFAULT_READ_BUSY_TIMEOUT_S
                   ) -> CodexLayout:
     """Inspect the Codex databases of a sqlite home (read-only): ``state_5.sqlite``,
-    ``memories_1.sqlite``, ``memories_v2_1.sqlite`` and any file of an unknown layout."""
+    ``memories_1.sqlite``, ``memories_v2_1.sqlite`` and any file of an unknown layout. A
+    ``memories_v2_1.sqlite`` makes it v2 even when unreadable (its error shown, not an empty
+    older file's rows)."""
     unknown = [inspect_database(sqlite_home / name, busy_timeout_s)
                for name in unknown_database_names(sqlite_home)]
     state = inspect_database(sqlite_home / STATE_DB_FILE_NAME, busy_timeout_s)
     if not state.exists:  # a newer state file may still hold the known ``threads``
         state = next((info for info in unknown if STATE_FILE_RE.match(Path(info.path).name)
                       and THREADS_TABLE in info.tables), state)
-    return layout_of(state, inspect_database(sqlite_home / CODEX_DB_FILE_NAME, busy_timeout_s),
-                     inspect_database(sqlite_home / CODEX_V2_DB_FILE_NAME, busy_timeout_s),
-                     unknown)
+    memories = inspect_database(sqlite_home / CODEX_DB_FILE_NAME, busy_timeout_s)
+    memories_v2 = inspect_database(sqlite_home / CODEX_V2_DB_FILE_NAME, busy_timeout_s)
+    if unknown:
+        found = next((info.path for info in (*unknown, memories_v2, memories, state)
+                      if info.exists and info.error is None
+                      and _has_memory_tables(info)), None)  # the newest readable one
+        return CodexLayout(LAYOUT_UNKNOWN, state, memories, found, memories_v2, tuple(unknown))
+    if memories_v2.exists:
+        return CodexLayout(LAYOUT_MEMORIES_V2, state, memories, memories_v2.path, memories_v2)
+    if memories.exists and _has_memory_tables(memories):
+        return CodexLayout(LAYOUT_MEMORIES_DB, state, memories, memories.path, memories_v2)
+    if state.exists and _has_memory_tables(state):
+        return CodexLayout(LAYOUT_STATE_DB, state, memories, state.path, memories_v2)
+    if state.exists and (state.tables & OLD_MEMORY_TABLES or (
+            state.error is None and THREADS_TABLE in state.tables and not memories.exists
+            and state.version is not None and state.version < FIRST_STATE_MEMORY_MIGRATION)):
+        return CodexLayout(LAYOUT_OLD, state, memories, None, memories_v2)
+    return CodexLayout(LAYOUT_NONE, state, memories, None, memories_v2)
 
 
 def _read_threads(conn: sqlite3.Connection, max_rows: int) -> tuple[ThreadRow, ...]:
@@ -435,11 +430,8 @@ def unknown_layout_refusal(layout: CodexLayout) -> CodexDbSchemaError:
                               f"layout memtui does not know ({names}); memtui never writes it")
 
 
-def _supported(layout: CodexLayout, *, write: bool = False) -> Path:
-    """The file holding the memory tables; else the error that says why there is none (a
-    write into an unknown layout is refused)."""
-    if write and layout.name == LAYOUT_UNKNOWN:
-        raise unknown_layout_refusal(layout)
+def _supported(layout: CodexLayout) -> Path:
+    """The file holding the memory tables; else the error that says why there is none."""
     if layout.memory_db_path is not None:
         return Path(layout.memory_db_path)
     if layout.name == LAYOUT_OLD:
@@ -499,7 +491,7 @@ def _state_error(info: DatabaseFile) -> CodexDbError:
 
 def _open_for_forget(layout: CodexLayout, busy_timeout_s: float
                      ) -> tuple[sqlite3.Connection, str | None]:
-    path = _supported(layout, write=True)
+    path = _supported(layout)  # an unknown layout is refused before
     _check_file(path)
     conn = _connect(path, "rw", busy_timeout_s)
     if layout.name == LAYOUT_STATE_DB:
