@@ -508,13 +508,11 @@ def _open_for_forget(layout: CodexLayout, busy_timeout_s: float
 
 
 @contextlib.contextmanager
-def _write_transaction(conn: sqlite3.Connection, path: Path, busy_timeout_s: float, *,
-                       begin: bool = True) -> Iterator[None]:
-    """The block as one write on ``conn``, which it closes (it commits itself); an SQLite
-    error rolls it back and is raised as a ``CodexDbError``."""
+def _write_transaction(conn: sqlite3.Connection, path: Path, busy_timeout_s: float
+                       ) -> Iterator[None]:
+    """The block as one write on ``conn``, which it closes (it begins and commits itself);
+    an SQLite error rolls it back and is raised as a ``CodexDbError``."""
     try:
-        if begin:
-            conn.execute("BEGIN IMMEDIATE")
         yield
     except sqlite3.Error as error:
         if conn.in_transaction:
@@ -543,6 +541,7 @@ def _mark_polluted_only(state: Path, thread_id: str, busy_timeout_s: float
     except sqlite3.Error as error:
         raise _map_error(error, state, busy_timeout_s) from None
     with _write_transaction(conn, state, busy_timeout_s):
+        conn.execute("BEGIN IMMEDIATE")
         found, _mode = _thread_state(conn, "main", thread_id)
         polluted = found and _mark_polluted(conn, "main", thread_id)
         conn.execute("COMMIT")
@@ -566,7 +565,7 @@ def forget_thread_memory(sqlite_home: Path, thread_id: str, now: int, *,
         conn, thread_schema = _open_for_forget(layout, busy_timeout_s)
     except sqlite3.Error as error:
         raise _map_error(error, path, busy_timeout_s) from None
-    with _write_transaction(conn, path, busy_timeout_s, begin=False):
+    with _write_transaction(conn, path, busy_timeout_s):
         _require_schema(conn, path)
         conn.execute("PRAGMA secure_delete = ON")
         if thread_schema == STATE_SCHEMA:
