@@ -10,7 +10,7 @@ import contextlib
 import re
 import sqlite3
 import stat
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator
 from dataclasses import fields, replace
 from pathlib import Path
 from typing import Any, TypeVar, cast
@@ -36,6 +36,7 @@ from memtui.store.codex_models import (
     Stage1Row,
     ThreadRow,
 )
+from memtui.store.repository import columns_of
 
 CODEX_DB_FILE_NAME = "memories_1.sqlite"
 CODEX_V2_DB_FILE_NAME = "memories_v2_1.sqlite"
@@ -46,7 +47,7 @@ DEFAULT_WRITE_BUSY_TIMEOUT_S = 5.0
 """How long ``forget_thread`` waits for a lock held by a running Codex before giving up."""
 MEMORY_FILE_RE = re.compile(r"^memories(?:_v(\d+))?_(\d+)\.sqlite$")
 STATE_FILE_RE = re.compile(r"^state_(\d+)\.sqlite$")
-KNOWN_DB_FILE_NAMES = frozenset({"memories_1.sqlite", "memories_v2_1.sqlite", "state_5.sqlite"})
+KNOWN_DB_FILE_NAMES = frozenset({CODEX_DB_FILE_NAME, CODEX_V2_DB_FILE_NAME, STATE_DB_FILE_NAME})
 MAX_ROWS_PER_TABLE = 100_000
 """Rows read per table at most: a browsing bound, far above what Codex keeps."""
 
@@ -164,15 +165,14 @@ def _require_schema(conn: sqlite3.Connection, path: Path) -> set[str]:
     return tables
 
 
-def _columns(row_class: Any) -> tuple[str, ...]:
-    """The columns a row dataclass is read from: its fields, in order."""
-    return tuple(field.name for field in fields(row_class))
-
-
-def _select(conn: sqlite3.Connection, table: str, columns: Sequence[str],
-            order_by: str, limit: int) -> list[tuple[Any, ...]]:
+def _select(conn: sqlite3.Connection, table: str, row_class: Any, order_by: str, limit: int,
+            key_column: str | None = None) -> list[tuple[Any, ...]]:
+    """The rows of ``table`` as ``row_class``'s fields in order (NULL for a column the table
+    lacks; the first field read from ``key_column`` when given)."""
+    columns = columns_of(row_class).split(", ")
     present = _table_columns(conn, table)
-    select_list = ", ".join(name if name in present else f"NULL AS {name}" for name in columns)
+    select_list = ", ".join(name if name in present else f"NULL AS {name}"
+                            for name in [key_column or columns[0], *columns[1:]])
     sql = f"SELECT {select_list} FROM {table} ORDER BY {order_by} LIMIT ?"
     return conn.execute(sql, (limit,)).fetchall()
 
@@ -214,21 +214,14 @@ def _row_of(cls: Callable[..., RowT], row: tuple[Any, ...], *, blank_none: bool 
                  for field, value in zip(fields(cast(Any, cls)), row, strict=True)))
 
 
-def _stage1_from(row: tuple[Any, ...]) -> Stage1Row | None:
-    return _row_of(Stage1Row, row) if _as_text(row[0]) else None
-
-
-def _job_from(row: tuple[Any, ...]) -> JobRow | None:
-    keyed = _as_text(row[0]) and row[1] is not None and _as_text(row[2])
-    return _row_of(JobRow, row) if keyed else None
-
-
-def _convert(rows: list[tuple[Any, ...]], build: Callable[[tuple[Any, ...]], Any],
-             table: str, skipped: list[str]) -> list[Any]:
-    items = [build(row) for row in rows]
+def _keyed_rows(conn: sqlite3.Connection, table: str, row_class: Callable[..., RowT],
+                order_by: str, max_rows: int, has_key: Callable[[tuple[Any, ...]], object],
+                skipped: list[str]) -> tuple[RowT, ...]:
+    """The rows of ``table`` with their key columns set; each other one noted in ``skipped``."""
+    rows = _select(conn, table, row_class, order_by, max_rows)
     skipped += [f"{table} row {index}: empty key column(s); skipped"
-                for index, item in enumerate(items, start=1) if item is None]
-    return [item for item in items if item is not None]
+                for index, row in enumerate(rows, start=1) if not has_key(row)]
+    return tuple(_row_of(row_class, row) for row in rows if has_key(row))
 
 
 def _read_all(conn: sqlite3.Connection, path: Path, max_rows: int) -> CodexDbSnapshot:
@@ -236,10 +229,11 @@ def _read_all(conn: sqlite3.Connection, path: Path, max_rows: int) -> CodexDbSna
     try:
         tables = _require_schema(conn, path)
         skipped: list[str] = []
-        stage1 = _convert(_select(conn, STAGE1_TABLE, _columns(Stage1Row), "thread_id", max_rows),
-                          _stage1_from, STAGE1_TABLE, skipped)
-        jobs = _convert(_select(conn, JOBS_TABLE, _columns(JobRow), "kind, job_key", max_rows),
-                        _job_from, JOBS_TABLE, skipped)
+        stage1 = _keyed_rows(conn, STAGE1_TABLE, Stage1Row, "thread_id", max_rows,
+                             lambda row: _as_text(row[0]), skipped)
+        jobs = _keyed_rows(conn, JOBS_TABLE, JobRow, "kind, job_key", max_rows,
+                           lambda row: _as_text(row[0]) and row[1] is not None
+                           and _as_text(row[2]), skipped)
         max_threads = None
         if PROGRESS_TABLE in tables and "max_thread_count" in _table_columns(conn, PROGRESS_TABLE):
             found = conn.execute(
@@ -247,7 +241,7 @@ def _read_all(conn: sqlite3.Connection, path: Path, max_rows: int) -> CodexDbSna
             max_threads = _as_int(found[0]) if found else None
     finally:
         conn.execute("ROLLBACK")
-    return CodexDbSnapshot(stage1_outputs=tuple(stage1), jobs=tuple(jobs),
+    return CodexDbSnapshot(stage1_outputs=stage1, jobs=jobs,
                            max_thread_count=max_threads, skipped_rows=tuple(skipped))
 
 
@@ -261,23 +255,18 @@ def read_codex_db(db_path: Path, *, busy_timeout_s: float = DEFAULT_READ_BUSY_TI
                       lambda conn: _read_all(conn, path, max_rows))
 
 
-def _read_only(path: Path, timeout_s: float, read: Callable[[sqlite3.Connection], ReadT]
-               ) -> ReadT:
+def _read_only(path: Path, timeout_s: float, read: Callable[[sqlite3.Connection], ReadT], *,
+               immutable: bool = False) -> ReadT:
     """``read`` on a ``mode=ro`` connection, else ``immutable=1`` (a WAL file in a read-only
     folder); an SQLite error as a ``CodexDbError``."""
     try:
-        with contextlib.closing(_connect(path, "ro", timeout_s)) as conn:
+        with contextlib.closing(_connect(path, "ro", timeout_s, immutable=immutable)) as conn:
             conn.execute("PRAGMA query_only = ON")
             return read(conn)
     except sqlite3.Error as error:
-        if getattr(error, "sqlite_errorname", "") not in _READONLY_FALLBACK_NAMES:
+        if immutable or getattr(error, "sqlite_errorname", "") not in _READONLY_FALLBACK_NAMES:
             raise _map_error(error, path, timeout_s) from None
-    try:
-        with contextlib.closing(_connect(path, "ro", timeout_s, immutable=True)) as conn:
-            conn.execute("PRAGMA query_only = ON")
-            return read(conn)
-    except sqlite3.Error as error:
-        raise _map_error(error, path, timeout_s) from None
+    return _read_only(path, timeout_s, read, immutable=True)
 
 
 # ---- layouts ------------------------------------------------------------------------------------
@@ -313,28 +302,6 @@ def _has_memory_tables(info: DatabaseFile) -> bool:
     return all(name in info.tables for name in REQUIRED_TABLES)
 
 
-def layout_of(state: DatabaseFile, memories: DatabaseFile, memories_v2: DatabaseFile | None = None,
-              unknown: Sequence[DatabaseFile] = ()) -> CodexLayout:
-    """Which layout the inspected files make; a ``memories_v2_1.sqlite`` makes it v2 even
-    when unreadable (its error shown, not an empty older file's rows)."""
-    if unknown:
-        found = next((info.path for info in (*unknown, memories_v2, memories, state)
-                      if info is not None and info.exists and info.error is None
-                      and _has_memory_tables(info)), None)  # the newest readable one
-        return CodexLayout(LAYOUT_UNKNOWN, state, memories, found, memories_v2, tuple(unknown))
-    if memories_v2 is not None and memories_v2.exists:
-        return CodexLayout(LAYOUT_MEMORIES_V2, state, memories, memories_v2.path, memories_v2)
-    if memories.exists and _has_memory_tables(memories):
-        return CodexLayout(LAYOUT_MEMORIES_DB, state, memories, memories.path, memories_v2)
-    if state.exists and _has_memory_tables(state):
-        return CodexLayout(LAYOUT_STATE_DB, state, memories, state.path, memories_v2)
-    if state.exists and (state.tables & OLD_MEMORY_TABLES or (
-            state.error is None and THREADS_TABLE in state.tables and not memories.exists
-            and state.version is not None and state.version < FIRST_STATE_MEMORY_MIGRATION)):
-        return CodexLayout(LAYOUT_OLD, state, memories, None, memories_v2)
-    return CodexLayout(LAYOUT_NONE, state, memories, None, memories_v2)
-
-
 def _db_file_order(name: str) -> tuple[int, int, int]:
     """Newest first: a memory file before a state file, a higher version first."""
     memory = MEMORY_FILE_RE.match(name)
@@ -358,23 +325,39 @@ def unknown_database_names(sqlite_home: Path) -> list[str]:
 def detect_layout(sqlite_home: Path, busy_timeout_s: float = DEFAULT_READ_BUSY_TIMEOUT_S
                   ) -> CodexLayout:
     """Inspect the Codex databases of a sqlite home (read-only): ``state_5.sqlite``,
-    ``memories_1.sqlite``, ``memories_v2_1.sqlite`` and any file of an unknown layout."""
+    ``memories_1.sqlite``, ``memories_v2_1.sqlite`` and any file of an unknown layout. A
+    ``memories_v2_1.sqlite`` makes it v2 even when unreadable (its error shown, not an empty
+    older file's rows)."""
     unknown = [inspect_database(sqlite_home / name, busy_timeout_s)
                for name in unknown_database_names(sqlite_home)]
     state = inspect_database(sqlite_home / STATE_DB_FILE_NAME, busy_timeout_s)
     if not state.exists:  # a newer state file may still hold the known ``threads``
         state = next((info for info in unknown if STATE_FILE_RE.match(Path(info.path).name)
                       and THREADS_TABLE in info.tables), state)
-    return layout_of(state, inspect_database(sqlite_home / CODEX_DB_FILE_NAME, busy_timeout_s),
-                     inspect_database(sqlite_home / CODEX_V2_DB_FILE_NAME, busy_timeout_s),
-                     unknown)
+    memories = inspect_database(sqlite_home / CODEX_DB_FILE_NAME, busy_timeout_s)
+    memories_v2 = inspect_database(sqlite_home / CODEX_V2_DB_FILE_NAME, busy_timeout_s)
+    if unknown:
+        found = next((info.path for info in (*unknown, memories_v2, memories, state)
+                      if info.exists and info.error is None
+                      and _has_memory_tables(info)), None)  # the newest readable one
+        return CodexLayout(LAYOUT_UNKNOWN, state, memories, found, memories_v2, tuple(unknown))
+    if memories_v2.exists:
+        return CodexLayout(LAYOUT_MEMORIES_V2, state, memories, memories_v2.path, memories_v2)
+    if memories.exists and _has_memory_tables(memories):
+        return CodexLayout(LAYOUT_MEMORIES_DB, state, memories, memories.path, memories_v2)
+    if state.exists and _has_memory_tables(state):
+        return CodexLayout(LAYOUT_STATE_DB, state, memories, state.path, memories_v2)
+    if state.exists and (state.tables & OLD_MEMORY_TABLES or (
+            state.error is None and THREADS_TABLE in state.tables and not memories.exists
+            and state.version is not None and state.version < FIRST_STATE_MEMORY_MIGRATION)):
+        return CodexLayout(LAYOUT_OLD, state, memories, None, memories_v2)
+    return CodexLayout(LAYOUT_NONE, state, memories, None, memories_v2)
 
 
 def _read_threads(conn: sqlite3.Connection, max_rows: int) -> tuple[ThreadRow, ...]:
     if THREADS_TABLE not in _schema_tables(conn, "main"):
         return ()
-    columns = ("id", *_columns(ThreadRow)[1:])  # its ``thread_id`` is the table's ``id``
-    rows = _select(conn, THREADS_TABLE, columns, "id", max_rows)
+    rows = _select(conn, THREADS_TABLE, ThreadRow, "id", max_rows, key_column="id")
     return tuple(_row_of(ThreadRow, row, blank_none=True) for row in rows if _as_text(row[0]))
 
 
@@ -447,11 +430,8 @@ def unknown_layout_refusal(layout: CodexLayout) -> CodexDbSchemaError:
                               f"layout memtui does not know ({names}); memtui never writes it")
 
 
-def _supported(layout: CodexLayout, *, write: bool = False) -> Path:
-    """The file holding the memory tables; else the error that says why there is none (a
-    write into an unknown layout is refused)."""
-    if write and layout.name == LAYOUT_UNKNOWN:
-        raise unknown_layout_refusal(layout)
+def _supported(layout: CodexLayout) -> Path:
+    """The file holding the memory tables; else the error that says why there is none."""
     if layout.memory_db_path is not None:
         return Path(layout.memory_db_path)
     if layout.name == LAYOUT_OLD:
@@ -511,7 +491,7 @@ def _state_error(info: DatabaseFile) -> CodexDbError:
 
 def _open_for_forget(layout: CodexLayout, busy_timeout_s: float
                      ) -> tuple[sqlite3.Connection, str | None]:
-    path = _supported(layout, write=True)
+    path = _supported(layout)  # an unknown layout is refused before
     _check_file(path)
     conn = _connect(path, "rw", busy_timeout_s)
     if layout.name == LAYOUT_STATE_DB:
@@ -528,13 +508,11 @@ def _open_for_forget(layout: CodexLayout, busy_timeout_s: float
 
 
 @contextlib.contextmanager
-def _write_transaction(conn: sqlite3.Connection, path: Path, busy_timeout_s: float, *,
-                       begin: bool = True) -> Iterator[None]:
-    """The block as one write on ``conn``, which it closes (it commits itself); an SQLite
-    error rolls it back and is raised as a ``CodexDbError``."""
+def _write_transaction(conn: sqlite3.Connection, path: Path, busy_timeout_s: float
+                       ) -> Iterator[None]:
+    """The block as one write on ``conn``, which it closes (it begins and commits itself);
+    an SQLite error rolls it back and is raised as a ``CodexDbError``."""
     try:
-        if begin:
-            conn.execute("BEGIN IMMEDIATE")
         yield
     except sqlite3.Error as error:
         if conn.in_transaction:
@@ -563,6 +541,7 @@ def _mark_polluted_only(state: Path, thread_id: str, busy_timeout_s: float
     except sqlite3.Error as error:
         raise _map_error(error, state, busy_timeout_s) from None
     with _write_transaction(conn, state, busy_timeout_s):
+        conn.execute("BEGIN IMMEDIATE")
         found, _mode = _thread_state(conn, "main", thread_id)
         polluted = found and _mark_polluted(conn, "main", thread_id)
         conn.execute("COMMIT")
@@ -586,7 +565,7 @@ def forget_thread_memory(sqlite_home: Path, thread_id: str, now: int, *,
         conn, thread_schema = _open_for_forget(layout, busy_timeout_s)
     except sqlite3.Error as error:
         raise _map_error(error, path, busy_timeout_s) from None
-    with _write_transaction(conn, path, busy_timeout_s, begin=False):
+    with _write_transaction(conn, path, busy_timeout_s):
         _require_schema(conn, path)
         conn.execute("PRAGMA secure_delete = ON")
         if thread_schema == STATE_SCHEMA:

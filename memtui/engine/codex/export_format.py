@@ -39,7 +39,7 @@ from memtui.engine.codex.paths import (
     ROLLOUT_SUMMARIES_DIR,
 )
 from memtui.engine.codex.timefmt import to_rfc3339
-from memtui.engine.safe_files import write_new_file
+from memtui.engine.safe_files import NEW_DIR_MODE, NEW_FILE_MODE, write_new_file
 from memtui.errors import UnsafePath
 
 RAW_MEMORIES_ORDER_LINE = "Merged stage-1 raw memories (stable ascending thread-id order):"
@@ -49,8 +49,6 @@ _SECTION_LINE_RE = re.compile(r"^## (?!#)")
 """A line that would start a new section of ``memory_summary.md``."""
 _THREAD_LINE_RE = re.compile(r"^## Thread `")
 """A line that would start a new thread of ``raw_memories.md``."""
-EXPORT_DIR_MODE = 0o700
-EXPORT_FILE_MODE = 0o600
 
 
 @dataclass(frozen=True)
@@ -270,11 +268,11 @@ def write_export(target: str | os.PathLike[str], files: Mapping[str, str]) -> Pa
     _check_target(final)
     staging = final.parent / f".{final.name}.memtui-export-{secrets.token_hex(6)}"
     try:
-        os.mkdir(staging, EXPORT_DIR_MODE)
+        os.mkdir(staging, NEW_DIR_MODE)
         for name, text in files.items():
             path = staging.joinpath(*_relative(name).parts)
-            path.parent.mkdir(mode=EXPORT_DIR_MODE, parents=True, exist_ok=True)
-            write_new_file(path, text.encode("utf-8"), EXPORT_FILE_MODE)
+            path.parent.mkdir(mode=NEW_DIR_MODE, parents=True, exist_ok=True)
+            write_new_file(path, text.encode("utf-8"), NEW_FILE_MODE)
         _check_target(final)
         os.rename(staging, final)
     except (OSError, CodexError, UnsafePath) as error:

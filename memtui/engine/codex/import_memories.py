@@ -40,7 +40,6 @@ from memtui.engine.codex.parsers import first_line, parse_front_matter, strip_fr
 from memtui.engine.codex.paths import NOTES_DIR_PARTS, RAW_MEMORIES_FILE, ROLLOUT_SUMMARIES_DIR
 from memtui.engine.codex.reader import read_codex_home
 from memtui.engine.project_picker import ProjectPicker, usable_cwd
-from memtui.store.models import Memory
 
 ROLLOUT_SUMMARY_HEADING = "Rollout summary:"
 FALLBACK_TITLE = "Codex thread {thread_id}"
@@ -99,20 +98,17 @@ class MemoryImporter(Importer):
         self._audit("codex_memories_imported", report)
         return report
 
-    def _visible_import(self, thread_id: str) -> Memory | None:
-        memories = self._store.memories.get_many(self._store.memories.ids_for_thread(thread_id))
-        return next((memory for memory in memories if memory.source == IMPORT_SOURCE
-                     and perm.can_see(self._store, memory, self.actor)), None)
-
     def _known(self, kind: str, ref: str, path: str | None) -> ImportItem | None:
+        """The skip of a memory forgotten in memtui or imported before (and visible to the
+        actor), else None."""
         if self._store.memories.is_forgotten_source(ref):
             return ImportItem(kind, ref, OUTCOME_SKIPPED, REASON_FORGOTTEN,
                               "its memory was forgotten in memtui", path=path)
-        existing = self._visible_import(ref)
-        if existing is not None:
-            return ImportItem(kind, ref, OUTCOME_SKIPPED, REASON_ALREADY, target_id=existing.id,
-                              project=existing.project, path=path)
-        return None
+        memories = self._store.memories.get_many(self._store.memories.ids_for_thread(ref))
+        return next((ImportItem(kind, ref, OUTCOME_SKIPPED, REASON_ALREADY, target_id=memory.id,
+                                project=memory.project, path=path) for memory in memories
+                     if memory.source == IMPORT_SOURCE
+                     and perm.can_see(self._store, memory, self.actor)), None)
 
     def _import_thread(self, codex: CodexHome, ref: str,
                        found: tuple[Stage1Output | None, RawMemory | None, RolloutSummary | None],

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from memtui.engine.codex.config import codex_sqlite_home, read_codex_config
@@ -99,8 +99,7 @@ class RolloutImporter(Importer):
                 continue
             if row is not None and info.st_size > row.size and row.outcome not in RETRY_REASONS \
                     and row.outcome != OUTCOME_UNREADABLE:
-                run.rows.append(RolloutFileRow(row.path, info.st_size, info.st_mtime_ns,
-                                               row.offset, row.state, row.outcome))
+                run.rows.append(replace(row, size=info.st_size, mtime_ns=info.st_mtime_ns))
                 run.unchanged += 1
                 continue
             if modes is None:

@@ -6,7 +6,7 @@ a rollout summary): each takes the text and its path and never raises; defects c
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from pathlib import PurePath
 
 from memtui.engine.codex.models import (
@@ -54,18 +54,22 @@ def bullets(lines: list[str]) -> list[str]:
     return items
 
 
-def _blocks(lines: list[str], heading: re.Pattern[str]
-            ) -> list[tuple[int, re.Match[str], list[str]]]:
-    """Each ``heading`` line (its number, its match) with the lines below it up to the next
-    one; lines before the first heading are left out."""
-    blocks: list[tuple[int, re.Match[str], list[str]]] = []
-    for number, line in enumerate(lines, start=1):
+Blocks = list[tuple[int, re.Match[str], list[str]]]
+
+
+def _blocks(lines: list[str], heading: re.Pattern[str], start: int = 1
+            ) -> tuple[list[str], Blocks]:
+    """The lines before the first ``heading`` line, and each ``heading`` line (its number
+    counted from ``start``, its match) with the lines below it up to the next one."""
+    preamble: list[str] = []
+    blocks: Blocks = []
+    for number, line in enumerate(lines, start=start):
         match = heading.match(line)
         if match:
             blocks.append((number, match, []))
-        elif blocks:
-            blocks[-1][2].append(line)
-    return blocks
+        else:
+            (blocks[-1][2] if blocks else preamble).append(line)
+    return preamble, blocks
 
 
 def header_lines(lines: list[str], keys: tuple[str, ...] | None = None,
@@ -101,7 +105,7 @@ _DETAIL_RE = re.compile(r"^\s+- (desc|learnings):\s*(.*)$")
 
 def _sections(lines: list[str]) -> list[SummarySection]:
     return [SummarySection(match.group(1), "\n".join(body).strip("\n"))
-            for _number, match, body in _blocks(lines, _SECTION_RE)]
+            for _number, match, body in _blocks(lines, _SECTION_RE)[1]]
 
 
 def _topics(body: str, path: str, problems: list[Problem]
@@ -187,64 +191,44 @@ def parse_link(text: str) -> RolloutSummaryLink:
     return RolloutSummaryLink(match.group(1), details, thread.group(1) if thread else None)
 
 
-@dataclass
-class _TaskDraft:
-    number: int
-    title: str
-    line: int
-    subsections: dict[str, list[str]] = field(default_factory=dict)
-    extra: list[str] = field(default_factory=list)
-
-
-def _build_task(draft: _TaskDraft, group: str, path: str, problems: list[Problem]) -> Task:
-    for heading in (ROLLOUT_FILES_HEADING, KEYWORDS_HEADING):
-        if heading not in draft.subsections:
-            problems.append(Problem(path, f"task group {group!r}, Task {draft.number}: "
-                                          f"no '### {heading}' section", draft.line))
-    links = tuple(parse_link(item) for item in
-                  bullets(draft.subsections.get(ROLLOUT_FILES_HEADING, [])))
-    keywords = tuple(word for item in bullets(draft.subsections.get(KEYWORDS_HEADING, []))
+def _task(number: int, task: re.Match[str], lines: list[str], group: str, path: str,
+          problems: list[Problem]) -> Task:
+    """A ``## Task <n>`` section: its rollout summary files and keywords, the rest verbatim."""
+    extra, subsections = _blocks(lines, _H3_RE)
+    found: dict[str, list[str]] = {}
+    for _number, heading, body in subsections:
+        key = heading.group(1).strip().casefold()
+        if key in (ROLLOUT_FILES_HEADING, KEYWORDS_HEADING):
+            found.setdefault(key, []).extend(body)
+        else:
+            extra += [heading.string, *body]
+    for key in (ROLLOUT_FILES_HEADING, KEYWORDS_HEADING):
+        if key not in found:
+            problems.append(Problem(path, f"task group {group!r}, Task {int(task.group(1))}: "
+                                          f"no '### {key}' section", number))
+    links = tuple(parse_link(item) for item in bullets(found.get(ROLLOUT_FILES_HEADING, [])))
+    keywords = tuple(word for item in bullets(found.get(KEYWORDS_HEADING, []))
                      for word in split_keywords(item.replace("\n", " ")))
-    return Task(draft.number, draft.title, links, keywords,
-                "\n".join(draft.extra).strip("\n"))
+    return Task(int(task.group(1)), task.group(2).strip(), links, keywords,
+                "\n".join(extra).strip("\n"))
 
 
-def _parse_sections(name: str, lines: list[tuple[int, str]], path: str,
+def _parse_sections(name: str, lines: list[str], start: int, path: str,
                     problems: list[Problem]) -> tuple[list[Task], dict[str, list[str]]]:
+    """The ``##`` sections of a task group's body (its first line numbered ``start``)."""
+    preamble, sections = _blocks(lines, _H2_RE, start)
+    stray = next((number for number, line in enumerate(preamble, start) if line.strip()), None)
+    if stray is not None:
+        problems.append(Problem(path, f"task group {name!r}: text outside any '##' section "
+                                      "ignored", stray))
     tasks: list[Task] = []
     block_lists: dict[str, list[str]] = {}
-    draft: _TaskDraft | None = None
-    current: list[str] | None = None
-    for number, line in lines:
-        h2 = _H2_RE.match(line)
-        if h2:
-            if draft:
-                tasks.append(_build_task(draft, name, path, problems))
-                draft = None
-            task = _TASK_RE.match(h2.group(1))
-            if task:
-                draft = _TaskDraft(int(task.group(1)), task.group(2).strip(), number)
-                current = draft.extra
-            else:
-                current = block_lists.setdefault(h2.group(1).casefold(), [])
-            continue
-        h3 = _H3_RE.match(line)
-        if h3 and draft is not None:
-            key = h3.group(1).strip().casefold()
-            if key in (ROLLOUT_FILES_HEADING, KEYWORDS_HEADING):
-                current = draft.subsections.setdefault(key, [])
-            else:
-                current = draft.extra
-                current.append(line)
-            continue
-        if current is not None:
-            current.append(line)
-        elif line.strip():
-            problems.append(Problem(path, f"task group {name!r}: text outside any "
-                                          "'##' section ignored", number))
-            current = []
-    if draft:
-        tasks.append(_build_task(draft, name, path, problems))
+    for number, heading, body in sections:
+        task = _TASK_RE.match(heading.group(1))
+        if task:
+            tasks.append(_task(number, task, body, name, path, problems))
+        else:
+            block_lists.setdefault(heading.group(1).casefold(), []).extend(body)
     return tasks, block_lists
 
 
@@ -269,8 +253,8 @@ def _parse_block(start: int, heading: str, lines: list[str], path: str,
     if not applies:
         problems.append(Problem(path, f"task group {name!r}: applies_to is not "
                                       "'cwd=<path>; reuse_rule=<...>'", header[1][0]))
-    body = [(number, line) for number, line in rest if number > header[1][0]]
-    tasks, lists = _parse_sections(name, body, path, problems)
+    tasks, lists = _parse_sections(name, lines[header[1][0] - start:], header[1][0] + 1, path,
+                                   problems)
     preferences, knowledge, failures = (
         tuple(bullets(lists.get(heading.casefold(), [])))
         for heading in (PREFERENCES_HEADING, KNOWLEDGE_HEADING, FAILURES_HEADING))
@@ -284,8 +268,8 @@ def parse_memory_md(text: str, path: str = "MEMORY.md") -> tuple[list[TaskGroup]
     ``scope: ...``, ``applies_to: ...`` is reported and skipped."""
     problems: list[Problem] = []
     lines = text.splitlines()
-    blocks = _blocks(lines, _H1_RE)
-    if any(line.strip() for line in lines[:blocks[0][0] - 1 if blocks else len(lines)]):
+    preamble, blocks = _blocks(lines, _H1_RE)
+    if any(line.strip() for line in preamble):
         problems.append(Problem(path, f"text before the first '{TASK_GROUP_PREFIX}' ignored", 1))
     groups = [group for start, match, body in blocks
               if (group := _parse_block(start, match.string, body, path, problems)) is not None]
@@ -328,18 +312,17 @@ def strip_front_matter(body: str) -> str:
     return "\n".join(lines[end + 1:]).strip() if end else body.strip()
 
 
+def _given(headers: dict[str, str], *keys: str) -> dict[str, str | None]:
+    """The header lines of ``keys`` (None when absent or empty)."""
+    return {key: headers.get(key) or None for key in keys}
+
+
 def _thread(thread_id: str, lines: list[str]) -> RawMemory:
     headers, index = header_lines(lines, THREAD_HEADER_KEYS)
     body = "\n".join(lines[index:]).strip("\n")
-    return RawMemory(
-        thread_id=thread_id,
-        updated_at=normalize_time(headers.get("updated_at")),
-        cwd=headers.get("cwd") or None,
-        rollout_path=headers.get("rollout_path") or None,
-        rollout_summary_file=headers.get("rollout_summary_file") or None,
-        front_matter=parse_front_matter(body),
-        body=body,
-    )
+    return RawMemory(thread_id, normalize_time(headers.get("updated_at")),
+                     **_given(headers, *THREAD_HEADER_KEYS[1:]),
+                     front_matter=parse_front_matter(body), body=body)
 
 
 def parse_raw_memories(text: str, path: str = "raw_memories.md"
@@ -351,7 +334,7 @@ def parse_raw_memories(text: str, path: str = "raw_memories.md"
         problems.append(Problem(path, f"does not start with '{RAW_MEMORIES_TITLE}'", 1))
     threads: list[RawMemory] = []
     seen: set[str] = set()
-    for number, match, chunk in _blocks(lines, _THREAD_HEADING_RE):
+    for number, match, chunk in _blocks(lines, _THREAD_HEADING_RE)[1]:
         thread_id = match.group(1).strip()
         if thread_id in seen:
             problems.append(Problem(path, f"thread {thread_id!r} repeated; later entry "
@@ -378,12 +361,6 @@ def parse_rollout_summary(text: str, file: str) -> tuple[RolloutSummary | None, 
     if not thread_id:
         return None, [Problem(file, "no 'thread_id:' header line; skipped", 1)]
     body = "\n".join(lines[index:]).strip("\n")
-    return RolloutSummary(
-        thread_id=thread_id,
-        updated_at=normalize_time(headers.get("updated_at")),
-        rollout_path=headers.get("rollout_path") or None,
-        cwd=headers.get("cwd") or None,
-        git_branch=headers.get("git_branch") or None,
-        body=body,
-        file=PurePath(file).name,
-    ), []
+    return RolloutSummary(thread_id, normalize_time(headers.get("updated_at")),
+                          **_given(headers, "rollout_path", "cwd", "git_branch"), body=body,
+                          file=PurePath(file).name), []

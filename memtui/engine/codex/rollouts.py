@@ -440,18 +440,14 @@ def _walk(folder: Path, root: Path, depth: int, problems: list[Problem], *,
     for entry in entries:
         path = folder / entry.name
         try:
-            is_dir = entry.is_dir(follow_symlinks=False)
-            is_file = entry.is_file(follow_symlinks=False)
-            is_link = entry.is_symlink()
+            if entry.is_symlink():  # followed only when it stays inside the home
+                CODEX_FILES.check_inside(path, root)
+            is_dir, is_file = entry.is_dir(), entry.is_file()
+        except FileProblemError as error:
+            problems.append(Problem(str(path), error.reason))
+            continue
         except OSError:
             continue
-        if is_link:
-            try:
-                CODEX_FILES.check_inside(path, root)
-            except FileProblemError as error:
-                problems.append(Problem(str(path), error.reason))
-                continue
-            is_dir, is_file = path.is_dir(), path.is_file()
         if is_dir:
             if depth > 0:
                 yield from _walk(path, root, depth - 1, problems,
