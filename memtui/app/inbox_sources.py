@@ -18,7 +18,7 @@ from rich.text import Text
 from memtui.app.format import block, local_time
 from memtui.engine.agents.frontmatter import parse_front_matter
 from memtui.engine.agents.plans import diff_body
-from memtui.engine.review import ADDED, REMOVED, InboxItem, RejectResult
+from memtui.engine.review import ADDED, REMOVED, InboxItem, RejectResult, memory_where
 from memtui.errors import MemtuiError
 from memtui.textsafe import one_line
 
@@ -104,10 +104,6 @@ class InboxSource(Protocol):
     def count(self, engine: Engine) -> int:
         """How many wait (worker thread; the pane bar's and the header's count)."""
 
-    def count_words(self, count: int) -> str | None:
-        """How the pane's title names this source's share of the count (None: not named)."""
-        return None if self.nouns is None else f"{count} {self.nouns[count != 1]}"
-
     def detail(self, entry: InboxEntry, tz: ZoneInfo) -> Text:
         """The entry in full, with the diff of a correction (UI thread; literal text)."""
 
@@ -148,10 +144,10 @@ def memory_entry(origin: str, label: str, item: InboxItem | StaleMemory,
                   correction: bool = False, can_act: bool = True) -> InboxEntry:
     """A row of one of memtui's own memories (pending, or stale: also what ``K`` keeps)."""
     memory = item.memory
-    where = f"project {memory.project}" if memory.scope == "project" else "user"
-    return InboxEntry(key=f"{origin}:{memory.id}", origin=origin, label=label, where=where,
-                      text=memory.content, created_at=memory.created_at, correction=correction,
-                      can_act=can_act, payload=item)
+    return InboxEntry(key=f"{origin}:{memory.id}", origin=origin, label=label,
+                      where=memory_where(memory), text=memory.content,
+                      created_at=memory.created_at, correction=correction, can_act=can_act,
+                      payload=item)
 
 
 def _each(entries: Sequence[InboxEntry], act: Callable[[InboxEntry], object],

@@ -25,7 +25,7 @@ from memtui.engine.agents.plans import diff_body
 from memtui.engine.agents.write_gate import AGENT as GATE_SOURCE
 from memtui.engine.agents.write_gate import ID_PREFIX as WRITE_PREFIX
 from memtui.engine.agents.write_gate import HeldWrite
-from memtui.engine.review import ADDED, REMOVED, ApproveResult, BulkResult, InboxItem
+from memtui.engine.review import ADDED, REMOVED, ApproveResult, BulkResult, InboxItem, memory_where
 from memtui.errors import InvalidInput, MemtuiError
 from memtui.textsafe import one_line, safe_text
 
@@ -196,23 +196,19 @@ def _approve_one(ctx: CliContext, args: argparse.Namespace,
         if args.kind is not None:
             raise InvalidInput(f"{memory_id} is a memory file; --kind is for memories")
         gate = ctx.engine.gate
-        if args.text is not None:
-            return gate.approve(memory_id, content=args.text)
         if args.edit:
             held = gate.item(memory_id)
             return gate.approve(memory_id, content=edit_text(held.row.content),
                                 expected=held.version)
-        return gate.approve(memory_id)
+        return gate.approve(memory_id, content=args.text)
     review = ctx.engine.review
-    if args.text is not None:
-        return review.approve(memory_id, content=args.text, kind=args.kind)
     if args.edit:
         item = review.item(memory_id)
         text = edit_text(item.memory.content)
         if not text:
             raise InvalidInput(f"the text of {memory_id} was left empty: nothing approved")
         return review.approve(memory_id, content=text, kind=args.kind, expected=item.version)
-    return review.approve(memory_id, kind=args.kind)
+    return review.approve(memory_id, content=args.text, kind=args.kind)
 
 
 def _each(ids: Iterable[str], act: Callable[[str], Any],
@@ -274,8 +270,7 @@ def _shown(item: Any) -> Text:
     if isinstance(item, HeldWrite):
         return Text(f"{item.id}: ", style="bold") + write_text(item)
     memory = item.memory
-    scope = f"project {memory.project}" if memory.scope == "project" else "user"
-    head = Text(f"{memory.id} ({memory.source}, {scope}, created "
+    head = Text(f"{memory.id} ({memory.source}, {memory_where(memory)}, created "
                 f"{render.short_time(memory.created_at)} UTC): ", style="bold")
     return head + _memory_text(item)
 
