@@ -10,7 +10,7 @@ from collections.abc import Callable, Sequence
 from contextlib import suppress
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol, TypeVar, cast
+from typing import TYPE_CHECKING, ClassVar, Protocol, TypeVar, cast
 from zoneinfo import ZoneInfo
 
 from rich.text import Text
@@ -31,10 +31,10 @@ if TYPE_CHECKING:
 MEMORY_SOURCE = "memtui"
 GEMINI_SOURCE = "gemini"
 CLAUDE_SOURCE = "claude-code"
-REMOVED_STYLE = "red strike"
-ADDED_STYLE = "bold green underline"
-DIFF_ADDED_STYLE = "green"
-DIFF_REMOVED_STYLE = "red"
+WORD_STYLES = {REMOVED: "red strike", ADDED: "bold green underline"}
+"""A correction's word diff: removed words struck through, added words underlined."""
+DIFF_STYLES = (("+", "green"), ("-", "red"), ("@@", "dim"))
+"""A diff line's style by how it starts (else none)."""
 MAX_DIFF_LINES = 40
 """Diff lines a Gemini patch's details show (the rest is counted)."""
 MAX_QUESTION_DIFF_LINES = 12
@@ -131,15 +131,6 @@ def _styled(*parts: Part) -> Text:
     return out
 
 
-def diff_line(item: InboxItem) -> Text:
-    """A correction's word diff: removed words struck through, added words underlined."""
-    out = Text()
-    for part in item.diff:
-        style = REMOVED_STYLE if part.op == REMOVED else ADDED_STYLE if part.op == ADDED else ""
-        out.append_text(block(part.text, style=style))
-    return out
-
-
 def memory_entry(origin: str, label: str, item: InboxItem | StaleMemory,
                   correction: bool = False, can_act: bool = True) -> InboxEntry:
     """A row of one of memtui's own memories (pending, or stale: also what ``K`` keeps)."""
@@ -172,10 +163,36 @@ def _more(count: int) -> Part:
         else None
 
 
-class PendingMemories(InboxSource):
+class MemtuiMemories(InboxSource):
+    """memtui's own memories (pending or stale): edit starts from the memory's text; the
+    confirms say ``asks[verb]``: the button, what becomes of the rows, and a bold warning."""
+
+    plural: str
+    asks: ClassVar[dict[str, tuple[str, str, str]]]
+
+    def editable_text(self, entry: InboxEntry) -> str | None:
+        """The memory's text."""
+        return cast("InboxItem | StaleMemory", entry.payload).memory.content
+
+    def question(self, verb: str, entries: Sequence[InboxEntry]) -> Question:
+        """Reject always asks (it is final); approve asks for more than one."""
+        count = len(entries)
+        rows = f"{count} {self.plural}" if count != 1 else entries[0].name
+        label, says, warning = self.asks[verb]
+        return Question(f"{label} {rows}?", Text.assemble(f"{rows} {says}", (warning, "bold")),
+                        label, verb == "reject" or count > 1)
+
+
+class PendingMemories(MemtuiMemories):
     """memtui's own pending memories (``engine.review``)."""
 
     name = MEMORY_SOURCE
+    plural = "rows"
+    asks: ClassVar[dict[str, tuple[str, str, str]]] = {
+        "approve": ("Approve", "become active: they can be injected and recalled; corrections "
+                    "replace the text they correct.", ""),
+        "reject": ("Reject", "will be deleted for good. ", "This cannot be undone; a task they "
+                   "came from is never extracted again.")}
 
     def entries(self, engine: Engine) -> list[InboxEntry]:
         """Every pending memory the user may see, oldest first."""
@@ -192,7 +209,8 @@ class PendingMemories(InboxSource):
         memory = item.memory
         if item.target is not None:
             what = Text.assemble((f"Corrects {item.target.id} — approving it replaces that "
-                                  "text (History keeps the old one):\n", "bold"), diff_line(item))
+                                  "text (History keeps the old one):\n", "bold"), _styled(
+                *((part.text, WORD_STYLES.get(part.op, "")) for part in item.diff)))
         elif item.target_state == "forgotten":
             what = Text.assemble((f"Corrects {item.replaces}, which was forgotten since: reject "
                                   "it.\n", "bold yellow"), block(memory.content))
@@ -206,24 +224,6 @@ class PendingMemories(InboxSource):
             Text("\n"), what, None if item.can_act else Text(
                 "\nYou may read this project but not approve or reject its memories.",
                 style="dim"))
-
-    def editable_text(self, entry: InboxEntry) -> str | None:
-        """The pending memory's text."""
-        return cast("InboxItem", entry.payload).memory.content
-
-    def question(self, verb: str, entries: Sequence[InboxEntry]) -> Question:
-        """Reject always asks (it is final); approve asks for more than one."""
-        count = len(entries)
-        rows = f"{count} rows" if count != 1 else entries[0].name
-        if verb == "reject":
-            body = Text(f"{rows} will be deleted for good. ")
-            body.append("This cannot be undone; a task they came from is never extracted "
-                        "again.", style="bold")
-            return Question(f"Reject {rows}?", body, "Reject", True)
-        return Question(f"Approve {rows}?",
-                        Text(f"{rows} become active: they can be injected and recalled; "
-                             "corrections replace the text they correct."),
-                        "Approve", count > 1)
 
     def approve(self, engine: Engine, entries: Sequence[InboxEntry],
                 edited: str | None = None) -> Outcome:
@@ -248,10 +248,8 @@ class PendingMemories(InboxSource):
 def _diff_text(lines: Sequence[str], limit: int) -> Text:
     out = Text()
     for line in lines[:limit]:
-        style = DIFF_ADDED_STYLE if line.startswith("+") else \
-            DIFF_REMOVED_STYLE if line.startswith("-") else "dim" if line.startswith("@@") \
-            else ""
-        out.append_text(Text(one_line(line, ROW_TEXT_CHARS), style=style))
+        style = next((style for sign, style in DIFF_STYLES if line.startswith(sign)), "")
+        out.append(one_line(line, ROW_TEXT_CHARS), style=style)
         out.append("\n")
     if len(lines) > limit:
         out.append(f"… {len(lines) - limit} more diff lines\n", style="dim")
@@ -485,11 +483,15 @@ STALE_COUNT_SECONDS = 60.0
 """How long the header's count of stale memories is reused (a check reads each project)."""
 
 
-class StaleMemories(InboxSource):
+class StaleMemories(MemtuiMemories):
     """Active memories gone stale: approve keeps them, edit corrects one, reject forgets them."""
 
     name = STALE_SOURCE
     nouns = ("stale memory", "stale memories")
+    plural = "memories"
+    asks: ClassVar[dict[str, tuple[str, str, str]]] = {
+        "approve": ("Keep", "stay as they are and count as used now.", ""),
+        "reject": ("Forget", "and every older version will be deleted for good.", "")}
 
     def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
         self._clock = clock
@@ -537,20 +539,6 @@ class StaleMemories(InboxSource):
                                   f"{memory.usage_count}×", "dim"), ("\nStale: ", "bold yellow"),
             block("; ".join(item.reasons) + "\n", style="yellow"), block(memory.content),
             ("\n\nApprove keeps it, edit corrects it, reject forgets it.", "dim"))
-
-    def editable_text(self, entry: InboxEntry) -> str | None:
-        """The memory's text, to correct."""
-        return cast("StaleMemory", entry.payload).memory.content
-
-    def question(self, verb: str, entries: Sequence[InboxEntry]) -> Question:
-        """Forget always asks (it is final); keep asks for more than one."""
-        count = len(entries)
-        rows = f"{count} memories" if count != 1 else entries[0].name
-        if verb == "reject":
-            return Question(f"Forget {rows}?", Text(f"{rows} and every older version will be "
-                                                    "deleted for good."), "Forget", True)
-        return Question(f"Keep {rows}?", Text(f"{rows} stay as they are and count as used "
-                                              "now."), "Keep", count > 1)
 
     def approve(self, engine: Engine, entries: Sequence[InboxEntry],
                 edited: str | None = None) -> Outcome:
