@@ -98,23 +98,17 @@ class InboxPane(ListPane[ItemList[InboxEntry]]):
         return None if entry is None else (f"inbox {entry.key}", entry.text)
 
     def _row(self, entry: InboxEntry, width: int) -> Text:
-        row = Text(no_wrap=True, overflow="ellipsis")
         marked = entry.key in self.marked
-        row.append(MARK if marked else " ", style="bold yellow" if marked else "")
-        row.append(" ")
-        row.append(f"{one_line(entry.label, LABEL_WIDTH):<{LABEL_WIDTH}} ", style="bold")
-        row.append(f"{one_line(entry.where, WHERE_WIDTH):<{WHERE_WIDTH}} ", style="dim")
-        if entry.problem is not None:
-            row.append(BROKEN_WORD, style="bold red")
-        else:
-            row.append("correct " if entry.correction else "new     ",
-                       style="yellow" if entry.correction else "green")
-        row.append(f"{local_time(entry.created_at, self.memtui.tz, with_year=False)} ",
-                   style="dim")
-        row.append(one_line(entry.text), style="" if entry.can_act and entry.problem is None
-                   else "dim")
-        if not entry.can_act:
-            row.append("  read only", style="dim italic")
+        row = Text.assemble(
+            (MARK if marked else " ", "bold yellow" if marked else ""), " ",
+            (f"{one_line(entry.label, LABEL_WIDTH):<{LABEL_WIDTH}} ", "bold"),
+            (f"{one_line(entry.where, WHERE_WIDTH):<{WHERE_WIDTH}} ", "dim"),
+            (BROKEN_WORD, "bold red") if entry.problem is not None else
+            ("correct ", "yellow") if entry.correction else ("new     ", "green"),
+            (f"{local_time(entry.created_at, self.memtui.tz, with_year=False)} ", "dim"),
+            (one_line(entry.text), "" if entry.can_act and entry.problem is None else "dim"),
+            ("" if entry.can_act else "  read only", "dim italic"),
+            no_wrap=True, overflow="ellipsis")
         row.truncate(width, overflow="ellipsis")
         return row
 
