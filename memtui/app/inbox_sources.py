@@ -228,11 +228,8 @@ class PendingMemories(MemtuiMemories):
     def approve(self, engine: Engine, entries: Sequence[InboxEntry],
                 edited: str | None = None) -> Outcome:
         """Approve each (as shown: a memory changed since is refused)."""
-        def act(entry: InboxEntry) -> None:
-            item = cast("InboxItem", entry.payload)
-            engine.review.approve(item.id, content=edited, expected=item.version)
-
-        return _each(entries, act)
+        return _each(entries, lambda entry: engine.review.approve(
+            entry.name, content=edited, expected=cast("InboxItem", entry.payload).version))
 
     def reject(self, engine: Engine, entries: Sequence[InboxEntry]) -> Outcome:
         """Reject each (deleted for good; the task it came from is never extracted again)."""

@@ -33,6 +33,8 @@ DEFAULT_EDITOR = "vi"
 EDIT_SUFFIX = ".memtui-memory.txt"
 TEXT_MIN_CHARS = 16
 """Narrowest text cell of the list's one-line summaries (cut with an ellipsis)."""
+DIFF_MARKS = {REMOVED: ("[-", "-]", "red strike"), ADDED: ("{+", "+}", "green underline")}
+"""How a word diff marks removed and added text: before, after, style."""
 EMPTY_INBOX = ("The inbox is empty. With review on (memtui settings set "
                "review_new_memories=on), memories from agents wait here for you.")
 
@@ -43,13 +45,8 @@ def diff_text(item: InboxItem, flat: bool = False) -> Text:
     line."""
     out = Text()
     for part in item.diff:
-        shown = one_line(part.text) if flat else safe_text(part.text)
-        if part.op == REMOVED:
-            out.append("[-" + shown + "-]", style="red strike")
-        elif part.op == ADDED:
-            out.append("{+" + shown + "+}", style="green underline")
-        else:
-            out.append(shown)
+        start, end, style = DIFF_MARKS.get(part.op, ("", "", ""))
+        out.append(start + (one_line(part.text) if flat else safe_text(part.text)) + end, style)
     return out
 
 
@@ -90,8 +87,7 @@ def _write_line(held: HeldWrite) -> Text:
     folder, lines added and removed, and why approving is refused if it is."""
     row = held.row
     lines = diff_body(row.diff)
-    added = sum(line.startswith("+") for line in lines)
-    removed = sum(line.startswith("-") for line in lines)
+    added, removed = (sum(line.startswith(sign) for line in lines) for sign in "+-")
     name = os.path.relpath(row.path, row.memory_dir) if row.memory_dir else row.path
     project = os.path.basename(row.project_dir or "") or "?"
     out = Text(one_line(f"{project}: {row.tool} {name} (+{added} -{removed} lines)"))
