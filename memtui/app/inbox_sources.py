@@ -326,10 +326,9 @@ class GeminiPatches(InboxSource):
         return _styled(
             (review.name, "bold"),
             Text(f" · Gemini CLI · proposed {local_time(review.proposed_at, tz)}\n", style="dim"),
-            Text.assemble(("Cannot be applied: ", "bold yellow"), block(review.problem or
-                                                                        "unknown"), "\n")
-            if blocked else _writes("Applying it writes ", ", ".join(review.files), review.diff,
-                                    MAX_DIFF_LINES),
+            Text.assemble(("Cannot be applied: ", "bold yellow"),
+                          block(review.problem or "unknown"), "\n") if blocked else
+            _writes("Applying it writes ", ", ".join(review.files), review.diff, MAX_DIFF_LINES),
             Text(f"It adds a secret ({', '.join(review.secrets)}) to a memory file.\n",
                  style="bold red") if review.secrets and not blocked else None,
             (f"Gemini CLI's {tier}, proposed in {project}; ", "dim"),
