@@ -10,7 +10,7 @@ from collections.abc import Callable, Sequence
 from contextlib import suppress
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol, TypeVar, cast
+from typing import TYPE_CHECKING, ClassVar, Protocol, TypeVar, cast
 from zoneinfo import ZoneInfo
 
 from rich.text import Text
@@ -18,7 +18,7 @@ from rich.text import Text
 from memtui.app.format import block, local_time
 from memtui.engine.agents.frontmatter import parse_front_matter
 from memtui.engine.agents.plans import diff_body
-from memtui.engine.review import ADDED, REMOVED, InboxItem, RejectResult
+from memtui.engine.review import ADDED, REMOVED, InboxItem, RejectResult, memory_where
 from memtui.errors import MemtuiError
 from memtui.textsafe import one_line
 
@@ -31,10 +31,10 @@ if TYPE_CHECKING:
 MEMORY_SOURCE = "memtui"
 GEMINI_SOURCE = "gemini"
 CLAUDE_SOURCE = "claude-code"
-REMOVED_STYLE = "red strike"
-ADDED_STYLE = "bold green underline"
-DIFF_ADDED_STYLE = "green"
-DIFF_REMOVED_STYLE = "red"
+WORD_STYLES = {REMOVED: "red strike", ADDED: "bold green underline"}
+"""A correction's word diff: removed words struck through, added words underlined."""
+DIFF_STYLES = (("+", "green"), ("-", "red"), ("@@", "dim"))
+"""A diff line's style by how it starts (else none)."""
 MAX_DIFF_LINES = 40
 """Diff lines a Gemini patch's details show (the rest is counted)."""
 MAX_QUESTION_DIFF_LINES = 12
@@ -43,6 +43,9 @@ MAX_QUESTION_ROWS = 3
 """Patches a confirm names one by one (then "… and N more")."""
 ROW_TEXT_CHARS = 200
 P = TypeVar("P")
+Part = tuple[str, str] | Text | None
+"""A piece of a drawn text: ``(store text, style)`` (literal, control characters escaped), a
+ready ``Text``, or None (left out)."""
 
 
 @dataclass(frozen=True)
@@ -101,10 +104,6 @@ class InboxSource(Protocol):
     def count(self, engine: Engine) -> int:
         """How many wait (worker thread; the pane bar's and the header's count)."""
 
-    def count_words(self, count: int) -> str | None:
-        """How the pane's title names this source's share of the count (None: not named)."""
-        return None if self.nouns is None else f"{count} {self.nouns[count != 1]}"
-
     def detail(self, entry: InboxEntry, tz: ZoneInfo) -> Text:
         """The entry in full, with the diff of a correction (UI thread; literal text)."""
 
@@ -123,12 +122,12 @@ class InboxSource(Protocol):
         """Reject these entries (final)."""
 
 
-def diff_line(item: InboxItem) -> Text:
-    """A correction's word diff: removed words struck through, added words underlined."""
+def _styled(*parts: Part) -> Text:
+    """One text from its parts, in order: how the Inbox draws details and confirms."""
     out = Text()
-    for part in item.diff:
-        style = REMOVED_STYLE if part.op == REMOVED else ADDED_STYLE if part.op == ADDED else ""
-        out.append_text(block(part.text, style=style))
+    for part in parts:
+        if part is not None:
+            out.append_text(part if isinstance(part, Text) else block(*part))
     return out
 
 
@@ -136,10 +135,10 @@ def memory_entry(origin: str, label: str, item: InboxItem | StaleMemory,
                   correction: bool = False, can_act: bool = True) -> InboxEntry:
     """A row of one of memtui's own memories (pending, or stale: also what ``K`` keeps)."""
     memory = item.memory
-    where = f"project {memory.project}" if memory.scope == "project" else "user"
-    return InboxEntry(key=f"{origin}:{memory.id}", origin=origin, label=label, where=where,
-                      text=memory.content, created_at=memory.created_at, correction=correction,
-                      can_act=can_act, payload=item)
+    return InboxEntry(key=f"{origin}:{memory.id}", origin=origin, label=label,
+                      where=memory_where(memory), text=memory.content,
+                      created_at=memory.created_at, correction=correction, can_act=can_act,
+                      payload=item)
 
 
 def _each(entries: Sequence[InboxEntry], act: Callable[[InboxEntry], object],
@@ -159,15 +158,41 @@ def _each(entries: Sequence[InboxEntry], act: Callable[[InboxEntry], object],
     return outcome
 
 
-def _more(body: Text, count: int) -> None:
-    if count > MAX_QUESTION_ROWS:
-        body.append(f"… and {count - MAX_QUESTION_ROWS} more\n", style="dim")
+def _more(count: int) -> Part:
+    return (f"… and {count - MAX_QUESTION_ROWS} more\n", "dim") if count > MAX_QUESTION_ROWS \
+        else None
 
 
-class PendingMemories(InboxSource):
+class MemtuiMemories(InboxSource):
+    """memtui's own memories (pending or stale): edit starts from the memory's text; the
+    confirms say ``asks[verb]``: the button, what becomes of the rows, and a bold warning."""
+
+    plural: str
+    asks: ClassVar[dict[str, tuple[str, str, str]]]
+
+    def editable_text(self, entry: InboxEntry) -> str | None:
+        """The memory's text."""
+        return cast("InboxItem | StaleMemory", entry.payload).memory.content
+
+    def question(self, verb: str, entries: Sequence[InboxEntry]) -> Question:
+        """Reject always asks (it is final); approve asks for more than one."""
+        count = len(entries)
+        rows = f"{count} {self.plural}" if count != 1 else entries[0].name
+        label, says, warning = self.asks[verb]
+        return Question(f"{label} {rows}?", Text.assemble(f"{rows} {says}", (warning, "bold")),
+                        label, verb == "reject" or count > 1)
+
+
+class PendingMemories(MemtuiMemories):
     """memtui's own pending memories (``engine.review``)."""
 
     name = MEMORY_SOURCE
+    plural = "rows"
+    asks: ClassVar[dict[str, tuple[str, str, str]]] = {
+        "approve": ("Approve", "become active: they can be injected and recalled; corrections "
+                    "replace the text they correct.", ""),
+        "reject": ("Reject", "will be deleted for good. ", "This cannot be undone; a task they "
+                   "came from is never extracted again.")}
 
     def entries(self, engine: Engine) -> list[InboxEntry]:
         """Every pending memory the user may see, oldest first."""
@@ -182,55 +207,29 @@ class PendingMemories(InboxSource):
         """Who wrote it, where, when; a correction as a diff against the text it replaces."""
         item = cast("InboxItem", entry.payload)
         memory = item.memory
-        out = Text()
-        out.append(f"{memory.id}", style="bold")
-        out.append(f" · {memory.kind} · from {memory.source} · {entry.where} · by "
-                   f"{memory.owner} · {local_time(memory.created_at, tz)}", style="dim")
-        if memory.source_thread_id:
-            out.append_text(block(f" · task {memory.source_thread_id}", style="dim"))
-        out.append("\n")
         if item.target is not None:
-            out.append(f"Corrects {item.target.id} — approving it replaces that text "
-                       "(History keeps the old one):\n", style="bold")
-            out.append_text(diff_line(item))
+            what = Text.assemble((f"Corrects {item.target.id} — approving it replaces that "
+                                  "text (History keeps the old one):\n", "bold"), _styled(
+                *((part.text, WORD_STYLES.get(part.op, "")) for part in item.diff)))
         elif item.target_state == "forgotten":
-            out.append(f"Corrects {item.replaces}, which was forgotten since: reject it.\n",
-                       style="bold yellow")
-            out.append_text(block(memory.content))
+            what = Text.assemble((f"Corrects {item.replaces}, which was forgotten since: reject "
+                                  "it.\n", "bold yellow"), block(memory.content))
         else:
-            out.append("New memory:\n", style="bold")
-            out.append_text(block(memory.content))
-        if not item.can_act:
-            out.append("\nYou may read this project but not approve or reject its memories.",
-                       style="dim")
-        return out
-
-    def editable_text(self, entry: InboxEntry) -> str | None:
-        """The pending memory's text."""
-        return cast("InboxItem", entry.payload).memory.content
-
-    def question(self, verb: str, entries: Sequence[InboxEntry]) -> Question:
-        """Reject always asks (it is final); approve asks for more than one."""
-        count = len(entries)
-        rows = f"{count} rows" if count != 1 else entries[0].name
-        if verb == "reject":
-            body = Text(f"{rows} will be deleted for good. ")
-            body.append("This cannot be undone; a task they came from is never extracted "
-                        "again.", style="bold")
-            return Question(f"Reject {rows}?", body, "Reject", True)
-        return Question(f"Approve {rows}?",
-                        Text(f"{rows} become active: they can be injected and recalled; "
-                             "corrections replace the text they correct."),
-                        "Approve", count > 1)
+            what = Text.assemble(("New memory:\n", "bold"), block(memory.content))
+        return _styled(
+            Text(memory.id, style="bold"),
+            Text(f" · {memory.kind} · from {memory.source} · {entry.where} · by "
+                 f"{memory.owner} · {local_time(memory.created_at, tz)}", style="dim"),
+            (f" · task {memory.source_thread_id}", "dim") if memory.source_thread_id else None,
+            Text("\n"), what, None if item.can_act else Text(
+                "\nYou may read this project but not approve or reject its memories.",
+                style="dim"))
 
     def approve(self, engine: Engine, entries: Sequence[InboxEntry],
                 edited: str | None = None) -> Outcome:
         """Approve each (as shown: a memory changed since is refused)."""
-        def act(entry: InboxEntry) -> None:
-            item = cast("InboxItem", entry.payload)
-            engine.review.approve(item.id, content=edited, expected=item.version)
-
-        return _each(entries, act)
+        return _each(entries, lambda entry: engine.review.approve(
+            entry.name, content=edited, expected=cast("InboxItem", entry.payload).version))
 
     def reject(self, engine: Engine, entries: Sequence[InboxEntry]) -> Outcome:
         """Reject each (deleted for good; the task it came from is never extracted again)."""
@@ -246,14 +245,18 @@ class PendingMemories(InboxSource):
 def _diff_text(lines: Sequence[str], limit: int) -> Text:
     out = Text()
     for line in lines[:limit]:
-        style = DIFF_ADDED_STYLE if line.startswith("+") else \
-            DIFF_REMOVED_STYLE if line.startswith("-") else "dim" if line.startswith("@@") \
-            else ""
-        out.append_text(Text(one_line(line, ROW_TEXT_CHARS), style=style))
+        style = next((style for sign, style in DIFF_STYLES if line.startswith(sign)), "")
+        out.append(one_line(line, ROW_TEXT_CHARS), style=style)
         out.append("\n")
     if len(lines) > limit:
         out.append(f"… {len(lines) - limit} more diff lines\n", style="dim")
     return out
+
+
+def _writes(words: str, files: str, diff: str, limit: int) -> Text:
+    """``words`` and the ``files`` in bold, then the body of the ``diff`` (``limit`` lines)."""
+    return Text.assemble((words, "bold"), block(files, style="bold"), (":\n", "bold"),
+                         _diff_text(diff_body(diff), limit))
 
 
 def _summary(review: PatchReview) -> str:
@@ -315,65 +318,51 @@ class GeminiPatches(InboxSource):
     def detail(self, entry: InboxEntry, tz: ZoneInfo) -> Text:
         """The patch: the file it changes and its diff (or why it cannot be applied)."""
         review = cast("PatchReview", entry.payload)
-        out = Text()
-        out.append_text(block(review.name, style="bold"))
-        proposed = local_time(review.proposed_at, tz)
-        out.append(f" · Gemini CLI · proposed {proposed}\n", style="dim")
-        if review.problem is not None or review.apply is None:
-            out.append("Cannot be applied: ", style="bold yellow")
-            out.append_text(block(review.problem or "unknown"))
-            out.append("\n")
-        else:
-            out.append("Applying it writes ", style="bold")
-            out.append_text(block(", ".join(review.files), style="bold"))
-            out.append(":\n", style="bold")
-            out.append_text(_diff_text(diff_body(review.diff), MAX_DIFF_LINES))
-            if review.secrets:
-                out.append(f"It adds a secret ({', '.join(review.secrets)}) to a memory "
-                           "file.\n", style="bold red")
+        blocked = review.problem is not None or review.apply is None
         tier = "global memory" if review.tier == "global" else "private project memory"
         project = f"project {review.project_slug}" if review.project_slug else "the home"
         if review.project_path:
             project += f" ({review.project_path})"
-        out.append_text(block(f"Gemini CLI's {tier}, proposed in {project}; ", style="dim"))
-        out.append("a applies it and removes the patch, x dismisses it — both ask first; "
-                   "refused if a file changes meanwhile." if review.apply is not None else
-                   "only x acts on it: it dismisses the patch unapplied (asks first).",
-                   style="dim")
-        return out
+        return _styled(
+            (review.name, "bold"),
+            Text(f" · Gemini CLI · proposed {local_time(review.proposed_at, tz)}\n", style="dim"),
+            Text.assemble(("Cannot be applied: ", "bold yellow"),
+                          block(review.problem or "unknown"), "\n") if blocked else
+            _writes("Applying it writes ", ", ".join(review.files), review.diff, MAX_DIFF_LINES),
+            Text(f"It adds a secret ({', '.join(review.secrets)}) to a memory file.\n",
+                 style="bold red") if review.secrets and not blocked else None,
+            (f"Gemini CLI's {tier}, proposed in {project}; ", "dim"),
+            Text("a applies it and removes the patch, x dismisses it — both ask first; refused "
+                 "if a file changes meanwhile." if review.apply is not None else "only x acts "
+                 "on it: it dismisses the patch unapplied (asks first).", style="dim"))
 
     def question(self, verb: str, entries: Sequence[InboxEntry]) -> Question:
         """Always asked: the decision writes to Gemini CLI's files. Approve shows the diff."""
         reviews = [cast("PatchReview", entry.payload) for entry in entries]
         count = len(reviews)
         what = reviews[0].name if count == 1 else f"{count} Gemini CLI patches"
-        body = Text()
         if verb == "reject":
-            for review in reviews[:MAX_QUESTION_ROWS]:
-                body.append_text(block(f"{review.name} ({review.relative})"))
-                body.append("\n")
-            _more(body, count)
-            body.append("Removed from Gemini CLI's inbox without being applied. This cannot "
-                        "be undone.", style="bold")
-            return Question(f"Dismiss {what}?", body, "Dismiss", True)
+            return Question(f"Dismiss {what}?", _styled(
+                *(Text.assemble(block(f"{review.name} ({review.relative})"), "\n")
+                  for review in reviews[:MAX_QUESTION_ROWS]), _more(count),
+                Text("Removed from Gemini CLI's inbox without being applied. This cannot be "
+                     "undone.", style="bold")), "Dismiss", True)
+        asks: list[Part] = []
         room = MAX_QUESTION_DIFF_LINES
         for review in reviews[:MAX_QUESTION_ROWS]:
             if review.apply is None:
-                body.append_text(block(f"{review.name} cannot be applied "
-                                       f"({review.problem}); it stays in the inbox.\n",
-                                       style="yellow"))
+                asks.append((f"{review.name} cannot be applied ({review.problem}); it stays in "
+                             "the inbox.\n", "yellow"))
                 continue
-            body.append_text(block(f"Write {', '.join(review.files)} in Gemini CLI's home "
-                                   f"({review.name}), then remove the patch:\n",
-                                   style="bold"))
             lines = diff_body(review.diff)
-            body.append_text(_diff_text(lines, max(room, 0)))
+            asks += [(f"Write {', '.join(review.files)} in Gemini CLI's home ({review.name}), "
+                      "then remove the patch:\n", "bold"), _diff_text(lines, max(room, 0))]
             room -= len(lines)
             if review.secrets:
-                body.append(f"It adds a secret ({', '.join(review.secrets)}).\n", style="bold red")
-        _more(body, count)
-        body.append("Refused if Gemini CLI changes the file meanwhile.", style="dim")
-        return Question(f"Apply {what}?", body, "Apply", True)
+                asks.append(Text(f"It adds a secret ({', '.join(review.secrets)}).\n",
+                                 style="bold red"))
+        return Question(f"Apply {what}?", _styled(*asks, _more(count), Text(
+            "Refused if Gemini CLI changes the file meanwhile.", style="dim")), "Apply", True)
 
     def approve(self, engine: Engine, entries: Sequence[InboxEntry],
                 edited: str | None = None) -> Outcome:
@@ -393,6 +382,15 @@ class GeminiPatches(InboxSource):
 
 STALE_WORDS = ("the file changed since the proposal: approving redoes the diff against it "
                "first (nothing is written then)")
+
+
+def _asked(held: HeldWrite) -> Text:
+    """A held write in the approve confirm: its diff, or why it is not written as shown."""
+    if held.stale or held.problem:
+        return block(f"{held.row.path}: {held.problem or STALE_WORDS}.\n", style="yellow")
+    return _styled((f"Write {held.row.path}:\n", "bold"),
+                   _diff_text(diff_body(held.row.diff), MAX_QUESTION_DIFF_LINES),
+                   None if held.index is None else (held.index.words() + "\n", "dim"))
 
 
 class ClaudeWrites(InboxSource):
@@ -427,22 +425,15 @@ class ClaudeWrites(InboxSource):
     def detail(self, entry: InboxEntry, tz: ZoneInfo) -> Text:
         """Who proposed it, the file, the diff, what approving does to the index."""
         held = cast("HeldWrite", entry.payload)
-        row = held.row
-        out = Text()
-        out.append_text(block(row.id, style="bold"))
-        out.append_text(block(f" · Claude Code {row.tool} · session {row.session_id or '?'} · "
-                              f"{local_time(row.created_at, tz)}\n", style="dim"))
-        if held.problem or held.stale:
-            out.append_text(block(f"{held.problem or STALE_WORDS}\n", style="bold yellow"))
-        out.append("Approving writes ", style="bold")
-        out.append_text(block(row.path, style="bold"))
-        out.append(":\n", style="bold")
-        out.append_text(_diff_text(diff_body(row.diff), MAX_DIFF_LINES))
-        if held.index is not None:
-            out.append_text(block(held.index.words() + (
-                f"\nand gains the line {held.index.added}" if held.index.added else ""),
-                style="dim"))
-        return out
+        row, index = held.row, held.index
+        return _styled(
+            (row.id, "bold"), (f" · Claude Code {row.tool} · session {row.session_id or '?'} · "
+                               f"{local_time(row.created_at, tz)}\n", "dim"),
+            (f"{held.problem or STALE_WORDS}\n", "bold yellow")
+            if held.problem or held.stale else None,
+            _writes("Approving writes ", row.path, row.diff, MAX_DIFF_LINES),
+            None if index is None else (index.words() + (
+                f"\nand gains the line {index.added}" if index.added else ""), "dim"))
 
     def editable_text(self, entry: InboxEntry) -> str | None:
         """The file as it would be written."""
@@ -457,18 +448,8 @@ class ClaudeWrites(InboxSource):
             return Question(f"Reject {what}?", Text(
                 "Deleted for good; the same write is refused from now on. Claude Code's files "
                 "are not touched."), "Reject", True)
-        body = Text()
-        for held in helds[:MAX_QUESTION_ROWS]:
-            if held.stale or held.problem:
-                body.append_text(block(f"{held.row.path}: {held.problem or STALE_WORDS}.\n",
-                                       style="yellow"))
-                continue
-            body.append_text(block(f"Write {held.row.path}:\n", style="bold"))
-            body.append_text(_diff_text(diff_body(held.row.diff), MAX_QUESTION_DIFF_LINES))
-            if held.index is not None:
-                body.append_text(block(held.index.words() + "\n", style="dim"))
-        _more(body, len(helds))
-        body.append("Refused if the file changes meanwhile.", style="dim")
+        body = _styled(*map(_asked, helds[:MAX_QUESTION_ROWS]), _more(len(helds)),
+                       Text("Refused if the file changes meanwhile.", style="dim"))
         stale = all(held.stale and not held.problem for held in helds)
         return Question(f"{'Redo the diff of' if stale else 'Write'} {what}?", body,
                         "Redo diff" if stale else "Write", True)
@@ -498,11 +479,15 @@ STALE_COUNT_SECONDS = 60.0
 """How long the header's count of stale memories is reused (a check reads each project)."""
 
 
-class StaleMemories(InboxSource):
+class StaleMemories(MemtuiMemories):
     """Active memories gone stale: approve keeps them, edit corrects one, reject forgets them."""
 
     name = STALE_SOURCE
     nouns = ("stale memory", "stale memories")
+    plural = "memories"
+    asks: ClassVar[dict[str, tuple[str, str, str]]] = {
+        "approve": ("Keep", "stay as they are and count as used now.", ""),
+        "reject": ("Forget", "and every older version will be deleted for good.", "")}
 
     def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
         self._clock = clock
@@ -544,30 +529,12 @@ class StaleMemories(InboxSource):
         """The memory, why it is stale, and what each decision does."""
         item = cast("StaleMemory", entry.payload)
         memory = item.memory
-        out = Text()
-        out.append(memory.id, style="bold")
-        out.append(f" · {memory.kind} · {entry.where} · made "
-                   f"{local_time(memory.created_at, tz)} · used {memory.usage_count}×",
-                   style="dim")
-        out.append("\nStale: ", style="bold yellow")
-        out.append_text(block("; ".join(item.reasons) + "\n", style="yellow"))
-        out.append_text(block(memory.content))
-        out.append("\n\nApprove keeps it, edit corrects it, reject forgets it.", style="dim")
-        return out
-
-    def editable_text(self, entry: InboxEntry) -> str | None:
-        """The memory's text, to correct."""
-        return cast("StaleMemory", entry.payload).memory.content
-
-    def question(self, verb: str, entries: Sequence[InboxEntry]) -> Question:
-        """Forget always asks (it is final); keep asks for more than one."""
-        count = len(entries)
-        rows = f"{count} memories" if count != 1 else entries[0].name
-        if verb == "reject":
-            return Question(f"Forget {rows}?", Text(f"{rows} and every older version will be "
-                                                    "deleted for good."), "Forget", True)
-        return Question(f"Keep {rows}?", Text(f"{rows} stay as they are and count as used "
-                                              "now."), "Keep", count > 1)
+        return Text.assemble(
+            (memory.id, "bold"), (f" · {memory.kind} · {entry.where} · made "
+                                  f"{local_time(memory.created_at, tz)} · used "
+                                  f"{memory.usage_count}×", "dim"), ("\nStale: ", "bold yellow"),
+            block("; ".join(item.reasons) + "\n", style="yellow"), block(memory.content),
+            ("\n\nApprove keeps it, edit corrects it, reject forgets it.", "dim"))
 
     def approve(self, engine: Engine, entries: Sequence[InboxEntry],
                 edited: str | None = None) -> Outcome:

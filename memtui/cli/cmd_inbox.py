@@ -25,7 +25,7 @@ from memtui.engine.agents.plans import diff_body
 from memtui.engine.agents.write_gate import AGENT as GATE_SOURCE
 from memtui.engine.agents.write_gate import ID_PREFIX as WRITE_PREFIX
 from memtui.engine.agents.write_gate import HeldWrite
-from memtui.engine.review import ADDED, REMOVED, ApproveResult, BulkResult, InboxItem
+from memtui.engine.review import ADDED, REMOVED, ApproveResult, BulkResult, InboxItem, memory_where
 from memtui.errors import InvalidInput, MemtuiError
 from memtui.textsafe import one_line, safe_text
 
@@ -33,6 +33,8 @@ DEFAULT_EDITOR = "vi"
 EDIT_SUFFIX = ".memtui-memory.txt"
 TEXT_MIN_CHARS = 16
 """Narrowest text cell of the list's one-line summaries (cut with an ellipsis)."""
+DIFF_MARKS = {REMOVED: ("[-", "-]", "red strike"), ADDED: ("{+", "+}", "green underline")}
+"""How a word diff marks removed and added text: before, after, style."""
 EMPTY_INBOX = ("The inbox is empty. With review on (memtui settings set "
                "review_new_memories=on), memories from agents wait here for you.")
 
@@ -43,13 +45,8 @@ def diff_text(item: InboxItem, flat: bool = False) -> Text:
     line."""
     out = Text()
     for part in item.diff:
-        shown = one_line(part.text) if flat else safe_text(part.text)
-        if part.op == REMOVED:
-            out.append("[-" + shown + "-]", style="red strike")
-        elif part.op == ADDED:
-            out.append("{+" + shown + "+}", style="green underline")
-        else:
-            out.append(shown)
+        start, end, style = DIFF_MARKS.get(part.op, ("", "", ""))
+        out.append(start + (one_line(part.text) if flat else safe_text(part.text)) + end, style)
     return out
 
 
@@ -90,8 +87,7 @@ def _write_line(held: HeldWrite) -> Text:
     folder, lines added and removed, and why approving is refused if it is."""
     row = held.row
     lines = diff_body(row.diff)
-    added = sum(line.startswith("+") for line in lines)
-    removed = sum(line.startswith("-") for line in lines)
+    added, removed = (sum(line.startswith(sign) for line in lines) for sign in "+-")
     name = os.path.relpath(row.path, row.memory_dir) if row.memory_dir else row.path
     project = os.path.basename(row.project_dir or "") or "?"
     out = Text(one_line(f"{project}: {row.tool} {name} (+{added} -{removed} lines)"))
@@ -196,23 +192,19 @@ def _approve_one(ctx: CliContext, args: argparse.Namespace,
         if args.kind is not None:
             raise InvalidInput(f"{memory_id} is a memory file; --kind is for memories")
         gate = ctx.engine.gate
-        if args.text is not None:
-            return gate.approve(memory_id, content=args.text)
         if args.edit:
             held = gate.item(memory_id)
             return gate.approve(memory_id, content=edit_text(held.row.content),
                                 expected=held.version)
-        return gate.approve(memory_id)
+        return gate.approve(memory_id, content=args.text)
     review = ctx.engine.review
-    if args.text is not None:
-        return review.approve(memory_id, content=args.text, kind=args.kind)
     if args.edit:
         item = review.item(memory_id)
         text = edit_text(item.memory.content)
         if not text:
             raise InvalidInput(f"the text of {memory_id} was left empty: nothing approved")
         return review.approve(memory_id, content=text, kind=args.kind, expected=item.version)
-    return review.approve(memory_id, kind=args.kind)
+    return review.approve(memory_id, content=args.text, kind=args.kind)
 
 
 def _each(ids: Iterable[str], act: Callable[[str], Any],
@@ -274,8 +266,7 @@ def _shown(item: Any) -> Text:
     if isinstance(item, HeldWrite):
         return Text(f"{item.id}: ", style="bold") + write_text(item)
     memory = item.memory
-    scope = f"project {memory.project}" if memory.scope == "project" else "user"
-    head = Text(f"{memory.id} ({memory.source}, {scope}, created "
+    head = Text(f"{memory.id} ({memory.source}, {memory_where(memory)}, created "
                 f"{render.short_time(memory.created_at)} UTC): ", style="bold")
     return head + _memory_text(item)
 

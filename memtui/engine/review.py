@@ -60,6 +60,11 @@ def word_diff(old: str, new: str) -> tuple[DiffPart, ...]:
     return tuple(parts)
 
 
+def memory_where(memory: Memory) -> str:
+    """Where the inbox says a memory lives: ``project <id>``, else ``user``."""
+    return f"project {memory.project}" if memory.scope == "project" else "user"
+
+
 @dataclass(frozen=True)
 class InboxItem:
     """One pending memory as the inbox shows it: ``target`` is the newest version of the

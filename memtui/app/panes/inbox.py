@@ -3,6 +3,7 @@ the app's ``inbox_sources``, read in a thread job); marked rows are decided toge
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import TYPE_CHECKING, ClassVar
 
 from rich.console import RenderableType
@@ -11,7 +12,7 @@ from textual.binding import Binding, BindingType
 
 from memtui.app.curator import inbox_decide, inbox_edit
 from memtui.app.format import local_time
-from memtui.app.inbox_sources import MEMORY_SOURCE, InboxEntry, Outcome
+from memtui.app.inbox_sources import InboxEntry, Outcome
 from memtui.app.panes.base import DETAIL_BINDINGS
 from memtui.app.panes.list_pane import ListPane
 from memtui.app.widgets.line_list import ItemList, LineList
@@ -97,23 +98,17 @@ class InboxPane(ListPane[ItemList[InboxEntry]]):
         return None if entry is None else (f"inbox {entry.key}", entry.text)
 
     def _row(self, entry: InboxEntry, width: int) -> Text:
-        row = Text(no_wrap=True, overflow="ellipsis")
         marked = entry.key in self.marked
-        row.append(MARK if marked else " ", style="bold yellow" if marked else "")
-        row.append(" ")
-        row.append(f"{one_line(entry.label, LABEL_WIDTH):<{LABEL_WIDTH}} ", style="bold")
-        row.append(f"{one_line(entry.where, WHERE_WIDTH):<{WHERE_WIDTH}} ", style="dim")
-        if entry.problem is not None:
-            row.append(BROKEN_WORD, style="bold red")
-        else:
-            row.append("correct " if entry.correction else "new     ",
-                       style="yellow" if entry.correction else "green")
-        row.append(f"{local_time(entry.created_at, self.memtui.tz, with_year=False)} ",
-                   style="dim")
-        row.append(one_line(entry.text), style="" if entry.can_act and entry.problem is None
-                   else "dim")
-        if not entry.can_act:
-            row.append("  read only", style="dim italic")
+        row = Text.assemble(
+            (MARK if marked else " ", "bold yellow" if marked else ""), " ",
+            (f"{one_line(entry.label, LABEL_WIDTH):<{LABEL_WIDTH}} ", "bold"),
+            (f"{one_line(entry.where, WHERE_WIDTH):<{WHERE_WIDTH}} ", "dim"),
+            (BROKEN_WORD, "bold red") if entry.problem is not None else
+            ("correct ", "yellow") if entry.correction else ("new     ", "green"),
+            (f"{local_time(entry.created_at, self.memtui.tz, with_year=False)} ", "dim"),
+            (one_line(entry.text), "" if entry.can_act and entry.problem is None else "dim"),
+            ("" if entry.can_act else "  read only", "dim italic"),
+            no_wrap=True, overflow="ellipsis")
         row.truncate(width, overflow="ellipsis")
         return row
 
@@ -156,14 +151,10 @@ class InboxPane(ListPane[ItemList[InboxEntry]]):
         entries = self.item_list.items
         title = Text("Inbox", style="bold")
         title.append(f" · {len(entries)} waiting")
-        sources = self.memtui.inbox_sources
-        for origin in dict.fromkeys(entry.origin for entry in entries):
-            if origin == MEMORY_SOURCE:
-                continue
-            words = sources.named(origin).count_words(
-                sum(1 for entry in entries if entry.origin == origin))
-            if words:
-                title.append(f" (incl. {words})")
+        for origin, count in Counter(entry.origin for entry in entries).items():
+            nouns = self.memtui.inbox_sources.named(origin).nouns
+            if nouns is not None:
+                title.append(f" (incl. {count} {nouns[count != 1]})")
         corrections = sum(1 for entry in entries if entry.correction)
         if corrections:
             title.append(f" · {corrections} correction{'s' if corrections != 1 else ''}",
@@ -178,6 +169,9 @@ class InboxPane(ListPane[ItemList[InboxEntry]]):
         entry = self.current()
         if entry is None:
             return Text(self.item_list.empty_text, style="dim") if self.loaded else ""
+        return self._detail(entry)
+
+    def _detail(self, entry: InboxEntry) -> Text:
         return self.memtui.inbox_sources.named(entry.origin).detail(entry, self.memtui.tz)
 
     def on_line_list_opened(self, message: LineList.Opened) -> None:
@@ -189,10 +183,8 @@ class InboxPane(ListPane[ItemList[InboxEntry]]):
             return
         from memtui.app.modals.text import TextModal
 
-        self.memtui.push_screen(TextModal(
-            f"Inbox · {one_line(entry.key, 60)}",
-            self.memtui.inbox_sources.named(entry.origin).detail(entry, self.memtui.tz),
-            copy_text=entry.text))
+        self.memtui.push_screen(TextModal(f"Inbox · {one_line(entry.key, 60)}",
+                                          self._detail(entry), copy_text=entry.text))
 
     def action_toggle_mark(self) -> None:
         """Mark or unmark the selected row, then move down."""
@@ -227,23 +219,23 @@ class InboxPane(ListPane[ItemList[InboxEntry]]):
             return None
         return allowed
 
+    def _decide(self, verb: str) -> None:
+        entries = self._actionable(self.chosen())
+        if entries is not None and verb == "approve" and all(
+                entry.problem is not None for entry in entries):
+            self.memtui.say(f"{one_line(entries[0].name, 80)} cannot be applied: "
+                            f"{one_line(entries[0].problem or '', 160)} — x dismisses it.",
+                            severity="warning")
+        elif entries is not None:
+            self.memtui.do(inbox_decide(self.memtui.inbox_sources, verb, entries), self)
+
     def action_approve(self) -> None:
         """Approve the marked rows, else the selected one (a Gemini patch: apply it)."""
-        entries = self._actionable(self.chosen())
-        if entries is not None and all(entry.problem is not None for entry in entries):
-            entry = entries[0]
-            self.memtui.say(f"{one_line(entry.name, 80)} cannot be applied: "
-                            f"{one_line(entry.problem or '', 160)} — x dismisses it.",
-                            severity="warning")
-            return
-        if entries is not None:
-            self.memtui.do(inbox_decide(self.memtui.inbox_sources, "approve", entries), self)
+        self._decide("approve")
 
     def action_reject(self) -> None:
         """Reject the marked rows, else the selected one (asks; a Gemini patch: dismissed)."""
-        entries = self._actionable(self.chosen())
-        if entries is not None:
-            self.memtui.do(inbox_decide(self.memtui.inbox_sources, "reject", entries), self)
+        self._decide("reject")
 
     def action_edit_approve(self) -> None:
         """Edit the selected row's text, then approve it."""
