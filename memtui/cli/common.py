@@ -66,13 +66,17 @@ def home_arg(agent: str) -> Arg:
                help=HOME_HELPS[agent])
 
 
+Handler = Callable[[CliContext, argparse.Namespace], int]
+"""What runs a command: its exit code from the context and the parsed options."""
+
+
 @dataclass(frozen=True)
 class Command:
     """One subcommand: its name, its help line, what runs it and its arguments in order."""
 
     name: str
     help: str
-    handler: Callable[[CliContext, argparse.Namespace], int]
+    handler: Handler
     args: tuple[Arg, ...] = ()
 
 
