@@ -16,12 +16,13 @@ from rich.text import Text
 
 from memtui.cli import render
 from memtui.cli.common import (
+    DEFAULT_LIMIT,
     Command,
     Handler,
     add_group,
     arg,
     home_arg,
-    positive_int,
+    limit_arg,
     print_list,
     print_more,
     print_notes,
@@ -36,8 +37,6 @@ from memtui.engine.agents.plans import WritePlan, apply_plan
 from memtui.errors import NotFound
 from memtui.textsafe import one_line
 
-DEFAULT_LIMIT = 50
-"""Rows per list in human output (JSON always has everything)."""
 KIB = 1024
 FILE_HELP = "a memory file: a path, or one relative to the agent's home"
 LABEL_CHARS = 60
@@ -341,8 +340,8 @@ def export(ctx: CliContext, args: argparse.Namespace) -> int:
     return 0
 
 
-LIMIT = arg("--limit", type=positive_int, default=DEFAULT_LIMIT,
-            help="rows per list in human output")
+LIMIT = limit_arg("rows per list in human output")
+"""Rows per list in human output (JSON always has everything)."""
 WRITE = arg("--write", action="store_true",
             help="really change the agent's files (else: show what would change)")
 FILE = arg("file", metavar="FILE", help=FILE_HELP)

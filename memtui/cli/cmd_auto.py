@@ -15,9 +15,9 @@ from memtui.cli.common import (
     add_commands,
     add_group,
     arg,
+    limit_arg,
     list_out,
     number_type,
-    positive_int,
 )
 from memtui.cli.context import CliContext
 from memtui.engine.reasons import REASON_WORDS
@@ -228,7 +228,7 @@ def inject(ctx: CliContext, args: argparse.Namespace) -> int:
 
 
 _usd = number_type(float, "a number of USD")
-LIMIT = arg("--limit", type=positive_int, default=50, help="at most this many rows (default 50)")
+LIMIT = limit_arg("at most this many rows (default 50)")
 TASK_ID = arg("task", help="the task's id")
 
 SETTINGS_COMMANDS = (
@@ -266,8 +266,7 @@ TASK_COMMANDS = (
         arg("--project", help="only this project's tasks"),
         arg("--mine", action="store_true", help="your own tasks only"),
         arg("--status", help=", ".join(TASK_STATUSES)),
-        arg("--limit", type=positive_int, default=50,
-            help="at most this many tasks (default 50)"))),
+        limit_arg("at most this many tasks (default 50)"))),
     Command("show", "one task", task_show, (TASK_ID,)),
 )
 COMMANDS = (

@@ -9,7 +9,7 @@ from typing import Any
 from rich.table import Table
 
 from memtui.cli import render
-from memtui.cli.common import Command, add_commands, add_group, arg, list_out, positive_int
+from memtui.cli.common import Command, add_commands, add_group, arg, limit_arg, list_out
 from memtui.cli.context import CliContext
 from memtui.engine.staleness import StaleMemory
 from memtui.engine.validation import echo, parse_preferences
@@ -220,7 +220,7 @@ SOURCE_HELP = _one_of(SOURCES)
 
 
 ID_ARG = arg("id", help="the memory's id")
-LIMIT = arg("--limit", type=positive_int, default=50, help="at most this many rows (default 50)")
+LIMIT = limit_arg("at most this many rows (default 50)")
 
 PROJECT_COMMANDS = (
     Command("add", "create a project (you become its owner)", project_add, (
@@ -263,7 +263,7 @@ MEMORY_COMMANDS = (
     Command("recall", "memories that answer a question, best first", memory_recall, (
         arg("question", help="a question or a few words, in your own words"),
         arg("--project", help="this project's memories and yours (default: every project)"),
-        arg("--limit", type=positive_int, default=8, help="at most this many (default 8)"))),
+        limit_arg("at most this many (default 8)", 8))),
     Command("keep", "keep reviewed stale memories (marks them used now)", memory_keep, (
         arg("ids", nargs="+", metavar="ID", help="the memories to keep"),)),
     Command("show", "one memory", memory_show, (ID_ARG,)),
@@ -284,8 +284,7 @@ COMMANDS = (
     Command("context", "the identity context", context,
             (arg("--project", help="this project (default: the working directory's)"),)),
     Command("audit", "your audit entries", audit, (
-        arg("--limit", type=positive_int, default=50,
-            help="at most this many entries (default 50)"),)),
+        limit_arg("at most this many entries (default 50)"),)),
 )
 
 

@@ -43,6 +43,8 @@ def number_type(kind: Callable[[str], N], what: str, fits: Callable[[N], bool] |
 
 positive_int = number_type(int, "a whole number", lambda n: n >= 1, "must be at least 1")
 """An argparse type: a whole number of at least 1."""
+DEFAULT_LIMIT = 50
+"""Rows a list shows unless ``--limit`` says otherwise."""
 
 
 Arg = tuple[tuple[str, ...], dict[str, Any]]
@@ -57,6 +59,11 @@ def arg(*names: str, **options: Any) -> Arg:
 HOME_HELPS = {"claude": "the Claude Code home (else $CLAUDE_CONFIG_DIR, else ~/.claude)",
               "gemini": "the Gemini CLI home (else $GEMINI_CLI_HOME, else ~/.gemini)",
               "codex": "the Codex home (else $CODEX_HOME, else ~/.codex)"}
+
+
+def limit_arg(help: str, default: int = DEFAULT_LIMIT) -> Arg:
+    """``--limit N``: a whole number of at least 1."""
+    return arg("--limit", type=positive_int, default=default, help=help)
 
 
 def home_arg(agent: str) -> Arg:
