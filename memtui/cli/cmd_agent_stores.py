@@ -37,7 +37,6 @@ from memtui.engine.agents.plans import WritePlan, apply_plan
 from memtui.errors import NotFound
 from memtui.textsafe import one_line
 
-KIB = 1024
 FILE_HELP = "a memory file: a path, or one relative to the agent's home"
 LABEL_CHARS = 60
 """Most characters of a project path shown in a table (its end)."""
@@ -46,7 +45,7 @@ MIN_LABEL_CHARS = 12
 
 def human_size(size: int) -> str:
     """Bytes for people: ``812 B``, ``24.4 KB``."""
-    return f"{size} B" if size < KIB else f"{size / KIB:.1f} KB"
+    return render.byte_size(size, "B", ("KB",))
 
 
 def meter_text(row: AgentRow) -> str:
