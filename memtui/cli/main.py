@@ -58,6 +58,7 @@ def _parser_class() -> type[argparse.ArgumentParser]:
 
     return _Parser
 
+
 def common_options() -> argparse.ArgumentParser:
     """The global options, accepted before or after any subcommand."""
     import argparse
