@@ -54,12 +54,6 @@ def project_list(ctx: CliContext, args: argparse.Namespace) -> int:
     """``project list``."""
     rows = ctx.engine.identity.list_projects()
     chosen = {project.id for project in ctx.engine.identity.chosen_projects()}
-    if ctx.json:
-        return ctx.answer({"items": [p.to_json() | {"role": role, "accepted": p.id in chosen}
-                                     for p, role in rows], "count": len(rows)})
-    if not rows:
-        ctx.say("No projects yet — create one with: memtui project add ID")
-        return 0
     table = Table()
     render.add_id_column(table, "id", (project.id for project, _ in rows))
     for column in ("name", "role", "accepted", "root"):
@@ -67,8 +61,8 @@ def project_list(ctx: CliContext, args: argparse.Namespace) -> int:
     for project, role in rows:
         table.add_row(project.id, render.text(project.name), role,
                       "yes" if project.id in chosen else "no", render.text(project.root_path))
-    ctx.console.print(table)
-    return 0
+    return list_out(ctx, rows, table, "No projects yet — create one with: memtui project add ID",
+                    lambda row: row[0].to_json() | {"role": row[1], "accepted": row[0].id in chosen})
 
 
 def _profile_out(ctx: CliContext, profile: Any) -> int:

@@ -146,10 +146,12 @@ def add_group(sub: argparse._SubParsersAction, common: argparse.ArgumentParser, 
     return actions
 
 
-def list_out(ctx: CliContext, items: list[Any], table: Table, empty: str) -> int:
-    """Print a list: ``{"items", "count"}`` with --json, else the table (or ``empty``)."""
+def list_out(ctx: CliContext, items: Sequence[Any], table: Table, empty: str,
+             as_json: Callable[[Any], Any] = lambda item: item.to_json()) -> int:
+    """Print a list: ``{"items", "count"}`` with --json (each item ``as_json``), else the
+    table (or ``empty``)."""
     if ctx.json:
-        ctx.emit_json({"items": [item.to_json() for item in items], "count": len(items)})
+        ctx.emit_json({"items": [as_json(item) for item in items], "count": len(items)})
     elif not items:
         ctx.say(empty)
     else:
