@@ -45,11 +45,6 @@ def _settings_out(ctx: CliContext, settings: dict[str, Any], probe: bool = False
                       render.key_value_table(rows, title="Auto-memory settings"))
 
 
-def settings_show(ctx: CliContext, args: argparse.Namespace) -> int:
-    """``settings show``."""
-    return _settings_out(ctx, ctx.engine.settings.get(), probe=True)
-
-
 def settings_set(ctx: CliContext, args: argparse.Namespace) -> int:
     """``settings set KEY=VALUE ...`` (all or nothing)."""
     return _settings_out(ctx, ctx.engine.settings.set_many(parse_cli_pairs(args.pairs)))
@@ -145,11 +140,6 @@ def quota_set(ctx: CliContext, args: argparse.Namespace) -> int:
     return _quota_out(ctx, ctx.engine.tasks.set_quota(args.limit, unlimited=args.unlimited))
 
 
-def quota_show(ctx: CliContext, args: argparse.Namespace) -> int:
-    """``quota show``."""
-    return _quota_out(ctx, ctx.engine.tasks.quota_status())
-
-
 def run(ctx: CliContext, args: argparse.Namespace) -> int:
     """``run [--force] [--backfill]``: one extraction round (or all due tasks), after turning
     the agent sessions the hooks recorded into tasks, as the worker's round does."""
@@ -232,7 +222,8 @@ LIMIT = limit_arg("at most this many rows (default 50)")
 TASK_ID = arg("task", help="the task's id")
 
 SETTINGS_COMMANDS = (
-    Command("show", "your settings (with defaults)", settings_show),
+    Command("show", "your settings (with defaults)",
+            lambda ctx, _args: _settings_out(ctx, ctx.engine.settings.get(), probe=True)),
     Command("set", "change settings: KEY=VALUE ... (all or nothing)", settings_set,
             (arg("pairs", nargs="+", metavar="KEY=VALUE",
                  help="settings to change (see settings show)"),)),
@@ -269,6 +260,8 @@ TASK_COMMANDS = (
         limit_arg("at most this many tasks (default 50)"))),
     Command("show", "one task", task_show, (TASK_ID,)),
 )
+QUOTA_SHOW = Command("show", "limit, spend and what is left",
+                     lambda ctx, _args: _quota_out(ctx, ctx.engine.tasks.quota_status()))
 COMMANDS = (
     Command("run", "one extraction round for your tasks", run, (
         arg("--force", action="store_true", help="skip the idle and shape gates"),
@@ -293,5 +286,5 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
     group.add_argument("--limit", type=_usd, metavar="USD", help="the monthly limit in US dollars")
     group.add_argument("--unlimited", action="store_true", help="no monthly limit")
     p.set_defaults(handler=quota_set)
-    add_commands(quota, common, (Command("show", "limit, spend and what is left", quota_show),))
+    add_commands(quota, common, (QUOTA_SHOW,))
     add_commands(sub, common, COMMANDS)

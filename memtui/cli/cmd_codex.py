@@ -224,12 +224,6 @@ def import_memories(ctx: CliContext, args: argparse.Namespace) -> int:
     return code
 
 
-def import_rollouts(ctx: CliContext, args: argparse.Namespace) -> int:
-    """``codex import-rollouts``: session rollouts become completed tasks."""
-    report = ctx.engine.codex.import_rollouts(agent_home(args, AGENT_CODEX))
-    return report_out(ctx, report, "rollouts as tasks", args.limit)
-
-
 def note(ctx: CliContext, args: argparse.Namespace) -> int:
     """``codex note TEXT --write``: a new ad-hoc note under Codex's naming rule."""
     home = agent_home(args, AGENT_CODEX)
@@ -321,7 +315,9 @@ COMMANDS = (
             (LIMIT, WAIT)),
     Command("import", "stage-1 outputs and notes become memories", import_memories,
             (limit_arg("at most this many items"), WAIT)),
-    Command("import-rollouts", "session rollouts become completed tasks", import_rollouts,
+    Command("import-rollouts", "session rollouts become completed tasks", lambda ctx, args:
+            report_out(ctx, ctx.engine.codex.import_rollouts(agent_home(args, AGENT_CODEX)),
+                       "rollouts as tasks", args.limit),
             (limit_arg("at most this many rollouts"),)),
     Command("note", "add an ad-hoc note (needs --write)", note,
             (arg("text", help="the note's text"),

@@ -72,7 +72,8 @@ def project_list(ctx: CliContext, args: argparse.Namespace) -> int:
         table.add_row(project.id, render.text(project.name), role,
                       "yes" if project.id in chosen else "no", render.text(project.root_path))
     return list_out(ctx, rows, table, "No projects yet — create one with: memtui project add ID",
-                    lambda row: row[0].to_json() | {"role": row[1], "accepted": row[0].id in chosen})
+                    lambda row: row[0].to_json() | {"role": row[1],
+                                                    "accepted": row[0].id in chosen})
 
 
 def _profile_out(ctx: CliContext, profile: Any) -> int:
@@ -81,11 +82,6 @@ def _profile_out(ctx: CliContext, profile: Any) -> int:
         ("timezone", profile.timezone),
         ("preferences", json.dumps(profile.preferences, ensure_ascii=False, sort_keys=True)),
         ("updated", profile.updated_at)], title="Profile"))
-
-
-def profile_show(ctx: CliContext, args: argparse.Namespace) -> int:
-    """``profile show``."""
-    return _profile_out(ctx, ctx.engine.identity.profile())
 
 
 def _parse_prefs(pairs: list[str]) -> dict[str, Any]:
@@ -218,7 +214,8 @@ PROJECT_COMMANDS = (
     Command("list", "projects you can read", project_list),
 )
 PROFILE_COMMANDS = (
-    Command("show", "show your profile", profile_show),
+    Command("show", "show your profile",
+            lambda ctx, _args: _profile_out(ctx, ctx.engine.identity.profile())),
     Command("set", "change your profile", profile_set, (
         arg("--name", help="your display name"),
         arg("--timezone", metavar="TZ", help="an IANA zone, e.g. Europe/Berlin"),

@@ -78,7 +78,8 @@ def _command_modules_loaded(line: str) -> str:
 
 
 def test_the_app_path_imports_no_command_module() -> None:
-    assert _command_modules_loaded("assert app_and_command(['--db', 'x.db'])[0] is not None") == "[]"
+    assert _command_modules_loaded(
+        "assert app_and_command(['--db', 'x.db'])[0] is not None") == "[]"
 
 
 # ---- a command's line is read by that command's own parser ---------------------------------
