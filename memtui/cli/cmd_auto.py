@@ -45,11 +45,6 @@ def _settings_out(ctx: CliContext, settings: dict[str, Any], probe: bool = False
                       render.key_value_table(rows, title="Auto-memory settings"))
 
 
-def settings_set(ctx: CliContext, args: argparse.Namespace) -> int:
-    """``settings set KEY=VALUE ...`` (all or nothing)."""
-    return _settings_out(ctx, ctx.engine.settings.set_many(parse_cli_pairs(args.pairs)))
-
-
 def task_detail(task: Task) -> Table:
     """All fields of one task (store text made safe)."""
     return render.key_value_table([
@@ -224,7 +219,8 @@ TASK_ID = arg("task", help="the task's id")
 SETTINGS_COMMANDS = (
     Command("show", "your settings (with defaults)",
             lambda ctx, _args: _settings_out(ctx, ctx.engine.settings.get(), probe=True)),
-    Command("set", "change settings: KEY=VALUE ... (all or nothing)", settings_set,
+    Command("set", "change settings: KEY=VALUE ... (all or nothing)", lambda ctx, args:
+            _settings_out(ctx, ctx.engine.settings.set_many(parse_cli_pairs(args.pairs))),
             (arg("pairs", nargs="+", metavar="KEY=VALUE",
                  help="settings to change (see settings show)"),)),
 )
