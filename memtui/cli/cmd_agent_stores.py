@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Callable, Sequence
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -15,11 +16,13 @@ from rich.text import Text
 
 from memtui.cli import render
 from memtui.cli.common import (
+    DEFAULT_LIMIT,
     Command,
+    Handler,
     add_group,
     arg,
     home_arg,
-    positive_int,
+    limit_arg,
     print_list,
     print_more,
     print_notes,
@@ -27,15 +30,13 @@ from memtui.cli.common import (
     report_out,
 )
 from memtui.cli.context import CliContext
+from memtui.engine.agents import curation, inbox, switches
 from memtui.engine.agents.models import AGENT_CLAUDE, AGENT_CODEX, AGENT_GEMINI, SecretFinding
 from memtui.engine.agents.overview import AGENT_TITLES, AgentHomeInfo, AgentRow, AgentsOverview
 from memtui.engine.agents.plans import WritePlan, apply_plan
 from memtui.errors import NotFound
 from memtui.textsafe import one_line
 
-DEFAULT_LIMIT = 50
-"""Rows per list in human output (JSON always has everything)."""
-KIB = 1024
 FILE_HELP = "a memory file: a path, or one relative to the agent's home"
 LABEL_CHARS = 60
 """Most characters of a project path shown in a table (its end)."""
@@ -44,7 +45,7 @@ MIN_LABEL_CHARS = 12
 
 def human_size(size: int) -> str:
     """Bytes for people: ``812 B``, ``24.4 KB``."""
-    return f"{size} B" if size < KIB else f"{size / KIB:.1f} KB"
+    return render.byte_size(size, "B", ("KB",))
 
 
 def meter_text(row: AgentRow) -> str:
@@ -276,64 +277,42 @@ def _claude_memory_folder(home: Path, ref: str) -> Path:
     return Path(row.memory_dir)
 
 
-def claude_write(ctx: CliContext, args: argparse.Namespace) -> int:
-    """``claude forget|edit|fix-index|redact|promote|auto-memory … [--write]``."""
-    from memtui.engine.agents import curation, switches
-
-    home = agent_home(args, AGENT_CLAUDE)
-    action = args.claude_command
-    makers: dict[str, Callable[[], WritePlan]] = {
-        "forget": lambda: curation.plan_forget(home, args.file),
-        "edit": lambda: curation.plan_edit(home, args.file, args.text),
-        "fix-index": lambda: curation.plan_fix_index(home,
-                                                     _claude_memory_folder(home, args.folder)),
-        "redact": lambda: curation.plan_redact(home, args.file),
-        "promote": lambda: curation.plan_promote_claude(home, args.file),
-        "auto-memory": lambda: switches.plan_auto_memory(
-            AGENT_CLAUDE, home, args.state == "on", args.project, with_user=not args.project),
-    }
-    return run_plan(ctx, args, makers[action])
+Plan = Callable[[Path, argparse.Namespace], WritePlan]
+"""A write's plan, from the agent's home and the command's options."""
 
 
-def gemini_write(ctx: CliContext, args: argparse.Namespace) -> int:
-    """``gemini forget|redact|promote|note|auto-memory … [--write]``."""
-    from memtui.engine.agents import curation, switches
+def planned(agent: str, make: Plan) -> Handler:
+    """A command that writes into ``agent``'s home: ``make``'s plan, run by ``run_plan``."""
+    def run(ctx: CliContext, args: argparse.Namespace) -> int:
+        home = agent_home(args, agent)
+        return run_plan(ctx, args, lambda: make(home, args))
 
-    home = agent_home(args, AGENT_GEMINI)
-    action = args.gemini_command
-    if action in ("forget", "promote") and bool(args.file) == bool(args.fact):
-        from memtui.cli.main import UsageError
-
-        raise UsageError(f"memtui gemini {action}: give a FILE or --fact TEXT (one of them)")
-    makers: dict[str, Callable[[], WritePlan]] = {
-        "forget": lambda: (curation.plan_forget_fact(home, args.fact) if args.fact
-                           else curation.plan_forget(home, args.file)),
-        "redact": lambda: curation.plan_redact(home, args.file, gemini=True),
-        "note": lambda: curation.plan_add_fact(home, args.text),
-        "promote": lambda: (curation.plan_promote_index_fact(home, args.fact) if args.fact
-                            else curation.plan_promote_gemini(home, args.file)),
-        "auto-memory": lambda: switches.plan_auto_memory(AGENT_GEMINI, home,
-                                                         args.state == "on"),
-    }
-    return run_plan(ctx, args, makers[action])
+    return run
 
 
-def gemini_inbox(ctx: CliContext, args: argparse.Namespace) -> int:
-    """``gemini inbox list | apply PATCH --write | dismiss PATCH --write``."""
-    from memtui.engine.agents import gemini as gemini_store
-    from memtui.engine.agents import inbox
+def file_or_fact(action: str, by_file: Callable[[Path, str], WritePlan],
+                 by_fact: Callable[[Path, str], WritePlan]) -> Plan:
+    """Gemini's ``forget`` / ``promote``: by a FILE or by ``--fact TEXT`` (one of them)."""
+    def make(home: Path, args: argparse.Namespace) -> WritePlan:
+        if bool(args.file) == bool(args.fact):
+            from memtui.cli.main import UsageError
 
-    home = agent_home(args, AGENT_GEMINI)
-    if args.inbox_command == "list":
-        patches = gemini_store.list_gemini_inbox(home)
-        if ctx.json:
-            return ctx.answer({"items": [patch.to_json() for patch in patches],
-                               "count": len(patches)})
-        _print_inbox(ctx, patches, DEFAULT_LIMIT)
-        return 0
-    if args.inbox_command == "apply":
-        return run_plan(ctx, args, lambda: inbox.plan_apply_patch(home, args.patch))
-    return run_plan(ctx, args, lambda: inbox.plan_dismiss_patch(home, args.patch))
+            raise UsageError(f"memtui gemini {action}: give a FILE or --fact TEXT (one of them)")
+        return by_fact(home, args.fact) if args.fact else by_file(home, args.file)
+
+    return make
+
+
+def gemini_inbox_list(ctx: CliContext, args: argparse.Namespace) -> int:
+    """``gemini inbox list``: every pending patch."""
+    from memtui.engine.agents.gemini import list_gemini_inbox
+
+    patches = list_gemini_inbox(agent_home(args, AGENT_GEMINI))
+    if ctx.json:
+        return ctx.answer({"items": [patch.to_json() for patch in patches],
+                           "count": len(patches)})
+    _print_inbox(ctx, patches, DEFAULT_LIMIT)
+    return 0
 
 
 def import_command(name: str, words: str, agent: str, method: str, what: str) -> Command:
@@ -360,13 +339,15 @@ def export(ctx: CliContext, args: argparse.Namespace) -> int:
     return 0
 
 
-LIMIT = arg("--limit", type=positive_int, default=DEFAULT_LIMIT,
-            help="rows per list in human output")
+LIMIT = limit_arg("rows per list in human output")
+"""Rows per list in human output (JSON always has everything)."""
 WRITE = arg("--write", action="store_true",
             help="really change the agent's files (else: show what would change)")
 FILE = arg("file", metavar="FILE", help=FILE_HELP)
 STATE = arg("state", choices=("on", "off"), help="switch auto memory on or off")
 EXPORT_DIR = arg("dir", metavar="DIR", help="a new (or empty) folder")
+claude, gemini = (partial(planned, agent) for agent in (AGENT_CLAUDE, AGENT_GEMINI))
+"""``planned`` for each agent: a write command's handler from its plan."""
 
 CLAUDE_COMMANDS = (
     Command("show", "the Claude Code home (read-only)", claude_show, (LIMIT,)),
@@ -375,20 +356,25 @@ CLAUDE_COMMANDS = (
     import_command("import-transcripts", "sessions become completed tasks", AGENT_CLAUDE,
                    "import_transcripts", "sessions as tasks"),
     Command("export", "write the store as a Claude Code home", export, (EXPORT_DIR,)),
-    Command("forget", "remove a topic file and its index line (needs --write)", claude_write,
-            (FILE, WRITE)),
-    Command("redact", "replace the secrets in a memory file (needs --write)", claude_write,
-            (FILE, WRITE)),
+    Command("forget", "remove a topic file and its index line (needs --write)",
+            claude(lambda home, args: curation.plan_forget(home, args.file)), (FILE, WRITE)),
+    Command("redact", "replace the secrets in a memory file (needs --write)",
+            claude(lambda home, args: curation.plan_redact(home, args.file)), (FILE, WRITE)),
     Command("promote", "move a project memory to ~/.claude/CLAUDE.md (needs --write)",
-            claude_write, (FILE, WRITE)),
-    Command("edit", "replace a topic file's text (needs --write)", claude_write,
+            claude(lambda home, args: curation.plan_promote_claude(home, args.file)),
+            (FILE, WRITE)),
+    Command("edit", "replace a topic file's text (needs --write)",
+            claude(lambda home, args: curation.plan_edit(home, args.file, args.text)),
             (FILE, arg("text", metavar="TEXT", help="the new text (the front matter is kept)"),
              WRITE)),
-    Command("fix-index", "repair a MEMORY.md (needs --write)", claude_write,
+    Command("fix-index", "repair a MEMORY.md (needs --write)", claude(
+        lambda home, args: curation.plan_fix_index(home, _claude_memory_folder(home, args.folder))),
             (arg("folder", metavar="FOLDER|SLUG|PROJECT_PATH",
                  help="the memory folder, its project folder's name or the project path"),
              WRITE)),
-    Command("auto-memory", "switch auto memory on or off (needs --write)", claude_write,
+    Command("auto-memory", "switch auto memory on or off (needs --write)", claude(
+        lambda home, args: switches.plan_auto_memory(AGENT_CLAUDE, home, args.state == "on",
+                                                     args.project, with_user=not args.project)),
             (STATE, arg("--project", metavar="DIR", default=None,
                         help="in DIR/.claude/settings.local.json when it sets it, else "
                         "DIR/.claude/settings.json (without: ~/.claude/settings.json)"),
@@ -399,32 +385,40 @@ GEMINI_COMMANDS = (
     import_command("import", "Gemini memories become memories", AGENT_GEMINI, "import_gemini",
                    "memories"),
     Command("export", "write the store as a Gemini CLI home", export, (EXPORT_DIR,)),
-    Command("forget", "remove a memory file or a global memory (needs --write)", gemini_write,
+    Command("forget", "remove a memory file or a global memory (needs --write)",
+            gemini(file_or_fact("forget", curation.plan_forget, curation.plan_forget_fact)),
             (arg("file", metavar="FILE", nargs="?", default=None, help=FILE_HELP),
              arg("--fact", metavar="TEXT", default=None,
                  help="a bullet of the global GEMINI.md (exact, or a unique part)"),
              WRITE)),
-    Command("redact", "replace the secrets in a memory file (needs --write)", gemini_write,
+    Command("redact", "replace the secrets in a memory file (needs --write)",
+            gemini(lambda home, args: curation.plan_redact(home, args.file, gemini=True)),
             (FILE, WRITE)),
     Command("promote", "move a project memory (a file, or with --fact one MEMORY.md bullet) "
-            "to the global GEMINI.md as plain bullets (needs --write)", gemini_write,
+            "to the global GEMINI.md as plain bullets (needs --write)", gemini(file_or_fact(
+                "promote", curation.plan_promote_gemini, curation.plan_promote_index_fact)),
             (arg("file", metavar="FILE", nargs="?", default=None, help=FILE_HELP),
              arg("--fact", metavar="TEXT", default=None,
                  help="a bullet of a project's MEMORY.md (exact, or a unique part)"),
              WRITE)),
     Command("note", "add a '- fact' line to the global GEMINI.md, Gemini CLI 0.61's global "
             "memory (it has no save_memory tool; a file with the old '## Gemini Added "
-            "Memories' section gets it there) (needs --write)", gemini_write,
+            "Memories' section gets it there) (needs --write)",
+            gemini(lambda home, args: curation.plan_add_fact(home, args.text)),
             (arg("text", metavar="TEXT", help="the fact to remember (redacted, one line)"),
              WRITE)),
-    Command("auto-memory", "switch experimental.autoMemory (needs --write)", gemini_write,
+    Command("auto-memory", "switch experimental.autoMemory (needs --write)", gemini(
+        lambda home, args: switches.plan_auto_memory(AGENT_GEMINI, home, args.state == "on")),
             (STATE, WRITE)),
 )
 PATCH = arg("patch", metavar="PATCH", help="[<slug>:]<scope>/<name>.patch or a path")
 GEMINI_INBOX_COMMANDS = (
-    Command("list", "every pending patch", gemini_inbox),
-    Command("apply", "apply a patch (needs --write)", gemini_inbox, (PATCH, WRITE)),
-    Command("dismiss", "dismiss a patch (needs --write)", gemini_inbox, (PATCH, WRITE)),
+    Command("list", "every pending patch", gemini_inbox_list),
+    Command("apply", "apply a patch (needs --write)",
+            gemini(lambda home, args: inbox.plan_apply_patch(home, args.patch)), (PATCH, WRITE)),
+    Command("dismiss", "dismiss a patch (needs --write)",
+            gemini(lambda home, args: inbox.plan_dismiss_patch(home, args.patch)),
+            (PATCH, WRITE)),
 )
 
 

@@ -15,9 +15,9 @@ from memtui.cli.common import (
     add_commands,
     add_group,
     arg,
+    limit_arg,
     list_out,
     number_type,
-    positive_int,
 )
 from memtui.cli.context import CliContext
 from memtui.engine.reasons import REASON_WORDS
@@ -43,16 +43,6 @@ def _settings_out(ctx: CliContext, settings: dict[str, Any], probe: bool = False
         rows.append(("model endpoint", status))
     return ctx.answer(settings | ({"model_endpoint": status} if status else {}),
                       render.key_value_table(rows, title="Auto-memory settings"))
-
-
-def settings_show(ctx: CliContext, args: argparse.Namespace) -> int:
-    """``settings show``."""
-    return _settings_out(ctx, ctx.engine.settings.get(), probe=True)
-
-
-def settings_set(ctx: CliContext, args: argparse.Namespace) -> int:
-    """``settings set KEY=VALUE ...`` (all or nothing)."""
-    return _settings_out(ctx, ctx.engine.settings.set_many(parse_cli_pairs(args.pairs)))
 
 
 def task_detail(task: Task) -> Table:
@@ -145,11 +135,6 @@ def quota_set(ctx: CliContext, args: argparse.Namespace) -> int:
     return _quota_out(ctx, ctx.engine.tasks.set_quota(args.limit, unlimited=args.unlimited))
 
 
-def quota_show(ctx: CliContext, args: argparse.Namespace) -> int:
-    """``quota show``."""
-    return _quota_out(ctx, ctx.engine.tasks.quota_status())
-
-
 def run(ctx: CliContext, args: argparse.Namespace) -> int:
     """``run [--force] [--backfill]``: one extraction round (or all due tasks), after turning
     the agent sessions the hooks recorded into tasks, as the worker's round does."""
@@ -228,12 +213,14 @@ def inject(ctx: CliContext, args: argparse.Namespace) -> int:
 
 
 _usd = number_type(float, "a number of USD")
-LIMIT = arg("--limit", type=positive_int, default=50, help="at most this many rows (default 50)")
+LIMIT = limit_arg("at most this many rows (default 50)")
 TASK_ID = arg("task", help="the task's id")
 
 SETTINGS_COMMANDS = (
-    Command("show", "your settings (with defaults)", settings_show),
-    Command("set", "change settings: KEY=VALUE ... (all or nothing)", settings_set,
+    Command("show", "your settings (with defaults)",
+            lambda ctx, _args: _settings_out(ctx, ctx.engine.settings.get(), probe=True)),
+    Command("set", "change settings: KEY=VALUE ... (all or nothing)", lambda ctx, args:
+            _settings_out(ctx, ctx.engine.settings.set_many(parse_cli_pairs(args.pairs))),
             (arg("pairs", nargs="+", metavar="KEY=VALUE",
                  help="settings to change (see settings show)"),)),
 )
@@ -266,10 +253,11 @@ TASK_COMMANDS = (
         arg("--project", help="only this project's tasks"),
         arg("--mine", action="store_true", help="your own tasks only"),
         arg("--status", help=", ".join(TASK_STATUSES)),
-        arg("--limit", type=positive_int, default=50,
-            help="at most this many tasks (default 50)"))),
+        limit_arg("at most this many tasks (default 50)"))),
     Command("show", "one task", task_show, (TASK_ID,)),
 )
+QUOTA_SHOW = Command("show", "limit, spend and what is left",
+                     lambda ctx, _args: _quota_out(ctx, ctx.engine.tasks.quota_status()))
 COMMANDS = (
     Command("run", "one extraction round for your tasks", run, (
         arg("--force", action="store_true", help="skip the idle and shape gates"),
@@ -294,5 +282,5 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
     group.add_argument("--limit", type=_usd, metavar="USD", help="the monthly limit in US dollars")
     group.add_argument("--unlimited", action="store_true", help="no monthly limit")
     p.set_defaults(handler=quota_set)
-    add_commands(quota, common, (Command("show", "limit, spend and what is left", quota_show),))
+    add_commands(quota, common, (QUOTA_SHOW,))
     add_commands(sub, common, COMMANDS)

@@ -16,15 +16,14 @@ from rich.table import Table
 from rich.text import Text
 
 from memtui.cli import render
-from memtui.cli.cmd_agent_stores import agent_home
+from memtui.cli.cmd_agent_stores import LIMIT, agent_home
 from memtui.cli.common import (
-    Arg,
     Command,
     add_group,
     arg,
     home_arg,
+    limit_arg,
     number_type,
-    positive_int,
     print_more,
     print_notes,
     print_problems,
@@ -46,15 +45,9 @@ from memtui.errors import NotFound
 from memtui.store.codex_db import CodexDbLocked
 from memtui.textsafe import one_line
 
-DEFAULT_SHOW_LIMIT = 50
-"""Rows per list that ``codex show`` prints (JSON always has everything)."""
 PREVIEW_CHARS = 70
 WRITE_HINT = "add --write to do it"
 MAX_WAIT_SECONDS = 600.0
-
-
-def _home(args: argparse.Namespace) -> Path:
-    return agent_home(args, AGENT_CODEX)
 
 
 def show_json(codex: CodexHome, threads: Sequence[CodexThread]) -> dict[str, Any]:
@@ -182,7 +175,7 @@ def _section(ctx: CliContext, title: str, items: Sequence[Any], limit: int, what
 
 def show(ctx: CliContext, args: argparse.Namespace) -> int:
     """``codex show``: the whole home, read-only."""
-    home = _home(args)
+    home = agent_home(args, AGENT_CODEX)
     codex = ctx.engine.codex.browse(home, db_busy_timeout_s=args.wait)
     threads = codex_threads(codex)
     if ctx.json:
@@ -220,7 +213,7 @@ def show(ctx: CliContext, args: argparse.Namespace) -> int:
 
 def import_memories(ctx: CliContext, args: argparse.Namespace) -> int:
     """``codex import``: stage-1 outputs and ad-hoc notes become memories."""
-    home = _home(args)
+    home = agent_home(args, AGENT_CODEX)
     report = ctx.engine.codex.import_memories(home, db_busy_timeout_s=args.wait)
     code = report_out(ctx, report, "memories", args.limit)
     if report.database_locked:
@@ -231,15 +224,9 @@ def import_memories(ctx: CliContext, args: argparse.Namespace) -> int:
     return code
 
 
-def import_rollouts(ctx: CliContext, args: argparse.Namespace) -> int:
-    """``codex import-rollouts``: session rollouts become completed tasks."""
-    report = ctx.engine.codex.import_rollouts(_home(args))
-    return report_out(ctx, report, "rollouts as tasks", args.limit)
-
-
 def note(ctx: CliContext, args: argparse.Namespace) -> int:
     """``codex note TEXT --write``: a new ad-hoc note under Codex's naming rule."""
-    home = _home(args)
+    home = agent_home(args, AGENT_CODEX)
     check_text(args.text, "a note", max_bytes=MAX_NOTE_BYTES)
     if not args.write:
         raise CodexWriteRefused(f"would add a note in {home.joinpath(*notes_dir_parts(home))}; "
@@ -270,7 +257,7 @@ def _check_found(result: ForgetResult, home: Path, thread_id: str) -> None:
 
 def forget(ctx: CliContext, args: argparse.Namespace) -> int:
     """``codex forget THREAD_ID --write``: forget one thread the way Codex forgets."""
-    home = _home(args)
+    home = agent_home(args, AGENT_CODEX)
     codex = ctx.engine.codex
     if not args.write:
         plan = codex.plan_forget(home, args.thread_id)
@@ -323,17 +310,15 @@ WAIT = arg("--wait", type=number_type(float, "a number of seconds",
            help="how long to wait for Codex's database while a running Codex holds it locked")
 
 
-def _limit(what: str) -> Arg:
-    return arg("--limit", type=positive_int, default=DEFAULT_SHOW_LIMIT, help=what)
-
-
 COMMANDS = (
     Command("show", "everything in the Codex home (read-only)", show,
-            (_limit("rows per list in human output"), WAIT)),
+            (LIMIT, WAIT)),
     Command("import", "stage-1 outputs and notes become memories", import_memories,
-            (_limit("at most this many items"), WAIT)),
-    Command("import-rollouts", "session rollouts become completed tasks", import_rollouts,
-            (_limit("at most this many rollouts"),)),
+            (limit_arg("at most this many items"), WAIT)),
+    Command("import-rollouts", "session rollouts become completed tasks", lambda ctx, args:
+            report_out(ctx, ctx.engine.codex.import_rollouts(agent_home(args, AGENT_CODEX)),
+                       "rollouts as tasks", args.limit),
+            (limit_arg("at most this many rollouts"),)),
     Command("note", "add an ad-hoc note (needs --write)", note,
             (arg("text", help="the note's text"),
              arg("--write", action="store_true", help="really write into the Codex home"))),

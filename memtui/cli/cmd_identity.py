@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import argparse
 import json
-from typing import Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from rich.table import Table
 
 from memtui.cli import render
-from memtui.cli.common import Command, add_commands, add_group, arg, list_out, positive_int
+from memtui.cli.common import Command, Handler, add_commands, add_group, arg, limit_arg, list_out
 from memtui.cli.context import CliContext
 from memtui.engine.staleness import StaleMemory
 from memtui.engine.validation import echo, parse_preferences
@@ -17,10 +18,19 @@ from memtui.errors import InvalidInput
 from memtui.store.models import KINDS, SOURCES, Memory
 from memtui.textsafe import safe_text
 
+if TYPE_CHECKING:
+    from memtui.engine.api import Engine
 
-def _memory_out(ctx: CliContext, memory: Memory, verb: str | None = None) -> int:
-    said = [f"{verb} {memory.id}"] if verb else []
-    return ctx.answer(memory.to_json(), *said, render.memory_detail(memory))
+
+def memory_out(make: Callable[[Engine, argparse.Namespace], Memory], verb: str = "") -> Handler:
+    """A command answering with the memory ``make`` returns: its fields, after
+    ``<verb> <id>`` (``verb`` formatted with the options as ``args``) when there is one."""
+    def run(ctx: CliContext, args: argparse.Namespace) -> int:
+        memory = make(ctx.engine, args)
+        said = [f"{verb.format(args=args)} {memory.id}"] if verb else []
+        return ctx.answer(memory.to_json(), *said, render.memory_detail(memory))
+
+    return run
 
 
 def project_add(ctx: CliContext, args: argparse.Namespace) -> int:
@@ -54,12 +64,6 @@ def project_list(ctx: CliContext, args: argparse.Namespace) -> int:
     """``project list``."""
     rows = ctx.engine.identity.list_projects()
     chosen = {project.id for project in ctx.engine.identity.chosen_projects()}
-    if ctx.json:
-        return ctx.answer({"items": [p.to_json() | {"role": role, "accepted": p.id in chosen}
-                                     for p, role in rows], "count": len(rows)})
-    if not rows:
-        ctx.say("No projects yet — create one with: memtui project add ID")
-        return 0
     table = Table()
     render.add_id_column(table, "id", (project.id for project, _ in rows))
     for column in ("name", "role", "accepted", "root"):
@@ -67,8 +71,9 @@ def project_list(ctx: CliContext, args: argparse.Namespace) -> int:
     for project, role in rows:
         table.add_row(project.id, render.text(project.name), role,
                       "yes" if project.id in chosen else "no", render.text(project.root_path))
-    ctx.console.print(table)
-    return 0
+    return list_out(ctx, rows, table, "No projects yet — create one with: memtui project add ID",
+                    lambda row: row[0].to_json() | {"role": row[1],
+                                                    "accepted": row[0].id in chosen})
 
 
 def _profile_out(ctx: CliContext, profile: Any) -> int:
@@ -77,11 +82,6 @@ def _profile_out(ctx: CliContext, profile: Any) -> int:
         ("timezone", profile.timezone),
         ("preferences", json.dumps(profile.preferences, ensure_ascii=False, sort_keys=True)),
         ("updated", profile.updated_at)], title="Profile"))
-
-
-def profile_show(ctx: CliContext, args: argparse.Namespace) -> int:
-    """``profile show``."""
-    return _profile_out(ctx, ctx.engine.identity.profile())
 
 
 def _parse_prefs(pairs: list[str]) -> dict[str, Any]:
@@ -107,12 +107,6 @@ def profile_set(ctx: CliContext, args: argparse.Namespace) -> int:
     profile = ctx.engine.identity.update_profile(display_name=args.name, timezone=args.timezone,
                                                  preferences=replace_all, set_preferences=merge)
     return _profile_out(ctx, profile)
-
-
-def memory_add(ctx: CliContext, args: argparse.Namespace) -> int:
-    """``memory add TEXT --kind KIND [--project ID]``."""
-    memory = ctx.engine.identity.add_memory(args.text, args.kind, args.project)
-    return _memory_out(ctx, memory, "added")
 
 
 def memory_list(ctx: CliContext, args: argparse.Namespace) -> int:
@@ -151,17 +145,6 @@ def memory_keep(ctx: CliContext, args: argparse.Namespace) -> int:
     return ctx.answer({"kept": count}, f"kept {count} memor{'y' if count == 1 else 'ies'}")
 
 
-def memory_show(ctx: CliContext, args: argparse.Namespace) -> int:
-    """``memory show ID``."""
-    return _memory_out(ctx, ctx.engine.identity.get_memory(args.id))
-
-
-def memory_supersede(ctx: CliContext, args: argparse.Namespace) -> int:
-    """``memory supersede ID TEXT [--kind KIND]``."""
-    memory = ctx.engine.identity.supersede(args.id, args.text, args.kind)
-    return _memory_out(ctx, memory, f"superseded {args.id} with")
-
-
 def memory_history(ctx: CliContext, args: argparse.Namespace) -> int:
     """``memory history ID``: the chain, oldest first."""
     chain = ctx.engine.identity.history(args.id)
@@ -181,12 +164,6 @@ def memory_forget(ctx: CliContext, args: argparse.Namespace) -> int:
     return ctx.answer({"id": result.memory_id, "forgotten": list(result.removed_ids),
                        "count": result.count, "purged": result.purged,
                        "purge_reason": result.purge_reason}, said)
-
-
-def note(ctx: CliContext, args: argparse.Namespace) -> int:
-    """``note TEXT [--project ID] [--kind KIND]``."""
-    memory = ctx.engine.identity.add_note(args.text, args.project, args.kind)
-    return _memory_out(ctx, memory, "noted")
 
 
 def context(ctx: CliContext, args: argparse.Namespace) -> int:
@@ -220,7 +197,7 @@ SOURCE_HELP = _one_of(SOURCES)
 
 
 ID_ARG = arg("id", help="the memory's id")
-LIMIT = arg("--limit", type=positive_int, default=50, help="at most this many rows (default 50)")
+LIMIT = limit_arg("at most this many rows (default 50)")
 
 PROJECT_COMMANDS = (
     Command("add", "create a project (you become its owner)", project_add, (
@@ -237,7 +214,8 @@ PROJECT_COMMANDS = (
     Command("list", "projects you can read", project_list),
 )
 PROFILE_COMMANDS = (
-    Command("show", "show your profile", profile_show),
+    Command("show", "show your profile",
+            lambda ctx, _args: _profile_out(ctx, ctx.engine.identity.profile())),
     Command("set", "change your profile", profile_set, (
         arg("--name", help="your display name"),
         arg("--timezone", metavar="TZ", help="an IANA zone, e.g. Europe/Berlin"),
@@ -246,7 +224,9 @@ PROFILE_COMMANDS = (
         arg("--preferences", metavar="JSON", help="replace all preferences"))),
 )
 MEMORY_COMMANDS = (
-    Command("add", "add a memory (user level, or --project)", memory_add, (
+    Command("add", "add a memory (user level, or --project)", memory_out(
+        lambda engine, args: engine.identity.add_memory(args.text, args.kind, args.project),
+        "added"), (
         arg("text", help="the memory's text (secrets are redacted)"),
         arg("--kind", required=True, help=KIND_HELP),
         arg("--project", help="a project-level memory of this project (default: user-level)"))),
@@ -263,11 +243,14 @@ MEMORY_COMMANDS = (
     Command("recall", "memories that answer a question, best first", memory_recall, (
         arg("question", help="a question or a few words, in your own words"),
         arg("--project", help="this project's memories and yours (default: every project)"),
-        arg("--limit", type=positive_int, default=8, help="at most this many (default 8)"))),
+        limit_arg("at most this many (default 8)", 8))),
     Command("keep", "keep reviewed stale memories (marks them used now)", memory_keep, (
         arg("ids", nargs="+", metavar="ID", help="the memories to keep"),)),
-    Command("show", "one memory", memory_show, (ID_ARG,)),
-    Command("supersede", "correct a memory", memory_supersede, (
+    Command("show", "one memory",
+            memory_out(lambda engine, args: engine.identity.get_memory(args.id)), (ID_ARG,)),
+    Command("supersede", "correct a memory", memory_out(
+        lambda engine, args: engine.identity.supersede(args.id, args.text, args.kind),
+        "superseded {args.id} with"), (
         arg("id", help="the memory to correct"), arg("text", help="the corrected text"),
         arg("--kind", help=KIND_HELP))),
     Command("history", "the supersede chain, oldest first", memory_history,
@@ -277,15 +260,16 @@ MEMORY_COMMANDS = (
         arg("--yes", action="store_true", help="confirm: forget is final"))),
 )
 COMMANDS = (
-    Command("note", "an ad-hoc note (a memory with source = note)", note, (
+    Command("note", "an ad-hoc note (a memory with source = note)", memory_out(
+        lambda engine, args: engine.identity.add_note(args.text, args.project, args.kind),
+        "noted"), (
         arg("text", help="the note's text"),
         arg("--project", help="a note of this project (default: user-level)"),
         arg("--kind", default="fact", help=KIND_HELP))),
     Command("context", "the identity context", context,
             (arg("--project", help="this project (default: the working directory's)"),)),
     Command("audit", "your audit entries", audit, (
-        arg("--limit", type=positive_int, default=50,
-            help="at most this many entries (default 50)"),)),
+        limit_arg("at most this many entries (default 50)"),)),
 )
 
 

@@ -11,6 +11,7 @@ from rich.text import Text
 
 from memtui.cli.common import Command, add_commands, add_group, arg
 from memtui.cli.context import CliContext
+from memtui.cli.render import byte_size
 from memtui.engine.maintenance import DoctorReport
 from memtui.engine.validation import MAX_JSON_DEPTH, json_depth
 from memtui.errors import InvalidInput, NotFound, StoreError
@@ -87,24 +88,10 @@ def _vacuum_lines(report: DoctorReport) -> list[str]:
     result = report.vacuum
     lines = [] if report.vacuum_skipped is None else [f"skipped: {report.vacuum_skipped}"]
     if result is not None:
-        lines += [*result.done, f"{_size(result.bytes_before)} before, "
-                  f"{_size(result.bytes_after)} after"]
+        lines += [*result.done, f"{byte_size(result.bytes_before)} before, "
+                  f"{byte_size(result.bytes_after)} after"]
         lines += [] if result.pending is None else [f"not finished: {result.pending}"]
     return lines
-
-
-BYTES_PER_KIB = 1024
-SIZE_UNITS = ("KiB", "MiB", "GiB")
-
-
-def _size(count: int) -> str:
-    """A byte count for people: ``812 bytes``, ``4.0 KiB``, ``1.3 MiB``, ``2.1 GiB``."""
-    if count < BYTES_PER_KIB:
-        return f"{count} bytes"
-    exponent = 1
-    while exponent < len(SIZE_UNITS) and count >= BYTES_PER_KIB ** (exponent + 1):
-        exponent += 1
-    return f"{count / BYTES_PER_KIB ** exponent:.1f} {SIZE_UNITS[exponent - 1]}"
 
 
 def export_command(ctx: CliContext, args: argparse.Namespace) -> int:

@@ -43,6 +43,8 @@ def number_type(kind: Callable[[str], N], what: str, fits: Callable[[N], bool] |
 
 positive_int = number_type(int, "a whole number", lambda n: n >= 1, "must be at least 1")
 """An argparse type: a whole number of at least 1."""
+DEFAULT_LIMIT = 50
+"""Rows a list shows unless ``--limit`` says otherwise."""
 
 
 Arg = tuple[tuple[str, ...], dict[str, Any]]
@@ -59,11 +61,20 @@ HOME_HELPS = {"claude": "the Claude Code home (else $CLAUDE_CONFIG_DIR, else ~/.
               "codex": "the Codex home (else $CODEX_HOME, else ~/.codex)"}
 
 
+def limit_arg(help: str, default: int = DEFAULT_LIMIT) -> Arg:
+    """``--limit N``: a whole number of at least 1."""
+    return arg("--limit", type=positive_int, default=default, help=help)
+
+
 def home_arg(agent: str) -> Arg:
     """``--<agent>-home PATH``. SUPPRESS: a value given before the command (``memtui
     --claude-home X claude show``) stays unless the command is given its own."""
     return arg(f"--{agent}-home", metavar="PATH", default=argparse.SUPPRESS,
                help=HOME_HELPS[agent])
+
+
+Handler = Callable[[CliContext, argparse.Namespace], int]
+"""What runs a command: its exit code from the context and the parsed options."""
 
 
 @dataclass(frozen=True)
@@ -72,7 +83,7 @@ class Command:
 
     name: str
     help: str
-    handler: Callable[[CliContext, argparse.Namespace], int]
+    handler: Handler
     args: tuple[Arg, ...] = ()
 
 
@@ -135,10 +146,12 @@ def add_group(sub: argparse._SubParsersAction, common: argparse.ArgumentParser, 
     return actions
 
 
-def list_out(ctx: CliContext, items: list[Any], table: Table, empty: str) -> int:
-    """Print a list: ``{"items", "count"}`` with --json, else the table (or ``empty``)."""
+def list_out(ctx: CliContext, items: Sequence[Any], table: Table, empty: str,
+             as_json: Callable[[Any], Any] = lambda item: item.to_json()) -> int:
+    """Print a list: ``{"items", "count"}`` with --json (each item ``as_json``), else the
+    table (or ``empty``)."""
     if ctx.json:
-        ctx.emit_json({"items": [item.to_json() for item in items], "count": len(items)})
+        ctx.emit_json({"items": [as_json(item) for item in items], "count": len(items)})
     elif not items:
         ctx.say(empty)
     else:

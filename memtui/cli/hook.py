@@ -26,29 +26,22 @@ def parse_hook_argv(raw: list[str]) -> dict[str, str] | None:
     """``[global options] hook NAME [options]`` as ``{name, db?, user?, agent?}``, or None
     when ``raw`` is not a hook command this fast path understands."""
     found: dict[str, str] = {}
-    words = list(raw)
-    index = 0
+    words = iter(raw)
     seen_hook = False
-    while index < len(words):
-        word = words[index]
+    for word in words:
         option, equals, value = word.partition("=")
         if option in _VALUE_OPTIONS:
-            if not equals:
-                if index + 1 >= len(words):
-                    return None
-                value = words[index + 1]
-                index += 1
-            found[option[2:]] = value
-        elif word == "--json":
-            pass
+            given = value if equals else next(words, None)
+            if given is None:
+                return None
+            found[option[2:]] = given
         elif word == "hook" and not seen_hook:
             seen_hook = True
         elif seen_hook and word in HOOK_NAMES and "name" not in found:
             found["name"] = word
-        else:
+        elif word != "--json":
             return None
-        index += 1
-    return found if seen_hook and "name" in found else None
+    return found if "name" in found else None
 
 
 def _read_payload(stdin: TextIO) -> dict[str, Any]:

@@ -19,15 +19,11 @@ DEMO_AGENTS_SUFFIX = ".agent-homes"
 folders they name) sit beside its store in ``demo.db.agent-homes``."""
 
 
-def demo_codex_home(store_path: Path) -> Path:
-    """Where the demo's Codex home is, beside the demo store."""
-    return store_path.with_name(store_path.name + DEMO_CODEX_SUFFIX)
-
-
-def demo_agent_homes(store_path: Path) -> tuple[Path, Path]:
-    """Where the demo's Claude Code and Gemini CLI homes are, beside the demo store."""
-    folder = store_path.with_name(store_path.name + DEMO_AGENTS_SUFFIX)
-    return folder / ".claude", folder / ".gemini"
+def demo_homes(store_path: Path) -> tuple[Path, Path, Path]:
+    """Where the demo's Codex, Claude Code and Gemini CLI homes are, beside the demo store."""
+    codex, agents = (store_path.with_name(store_path.name + suffix)
+                     for suffix in (DEMO_CODEX_SUFFIX, DEMO_AGENTS_SUFFIX))
+    return codex, agents / ".claude", agents / ".gemini"
 
 
 def _demo_homes(store_path: Path) -> None:
@@ -35,9 +31,9 @@ def _demo_homes(store_path: Path) -> None:
     from memtui.engine.agents.demo import build_demo_agent_homes
     from memtui.engine.demo_codex import build_demo_codex_home
 
-    if not demo_codex_home(store_path).exists():
-        build_demo_codex_home(demo_codex_home(store_path))
-    claude, _gemini = demo_agent_homes(store_path)
+    codex, claude, _gemini = demo_homes(store_path)
+    if not codex.exists():
+        build_demo_codex_home(codex)
     if not claude.parent.exists():
         build_demo_agent_homes(claude.parent)
 
@@ -79,9 +75,9 @@ def launch_app(ctx: CliContext) -> int:
 
         path, folder = prepare_demo(ctx)
         ctx.args.db = str(path)
-        claude, gemini = demo_agent_homes(path)
+        codex, claude, gemini = demo_homes(path)
         for name, value in (("user", DEMO_USER), ("project", DEMO_PROJECT),
-                            ("codex_home", str(demo_codex_home(path))),
+                            ("codex_home", str(codex)),
                             ("claude_home", str(claude)), ("gemini_home", str(gemini))):
             if not getattr(ctx.args, name, None):
                 setattr(ctx.args, name, value)

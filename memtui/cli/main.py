@@ -58,6 +58,7 @@ def _parser_class() -> type[argparse.ArgumentParser]:
 
     return _Parser
 
+
 def common_options() -> argparse.ArgumentParser:
     """The global options, accepted before or after any subcommand."""
     import argparse
@@ -102,9 +103,8 @@ def _app_parser(common: argparse.ArgumentParser) -> argparse.ArgumentParser:
 
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     """The command-line parser: every command, or only the commands of the module that adds
-    ``command``. A command line of that command parses the same with either (the other
-    commands are never consulted), and the smaller parser is built in a fraction of the time:
-    the whole one is some 250 argparse parsers."""
+    ``command`` (a line of that command parses the same with either; the smaller one is
+    built much faster)."""
     modules = ((MODULE_OF_COMMAND[command],) if command in MODULE_OF_COMMAND
                else tuple(COMMANDS_BY_MODULE))
     common = common_options()
@@ -117,10 +117,10 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
 
 def parse_command_line(raw: Sequence[str], command: str | None = None) -> argparse.Namespace:
     """``raw`` read by the parser of its command alone (``command``, when the caller has
-    already found it with ``command_word``); a line that parser refuses is read again by the
+    already found it with ``app_and_command``); a line that parser refuses is read again by the
     whole parser, so an error (and its list of the choices) is worded exactly as the whole
     parser words it. Raises ``UsageError``, or ``SystemExit`` for help and ``--version``."""
-    command = command or command_word(raw)
+    command = command or app_and_command(raw)[1]
     if command is not None:
         try:
             return build_parser(command).parse_args(list(raw))
@@ -133,10 +133,12 @@ FULL_PARSER_FLAGS = frozenset({"-h", "--help", "--version"})
 """Flags the whole parser answers (its help lists the commands)."""
 
 
-def _app_and_command(raw: Sequence[str]) -> tuple[argparse.Namespace | None, str | None]:
-    """From one read of the app's options: the options when ``raw`` opens the app, and the
-    command it runs when it names one (each else None). Neither for help, ``--version`` or
-    an option the app parser refuses: the whole parser reads those lines."""
+def app_and_command(raw: Sequence[str]) -> tuple[argparse.Namespace | None, str | None]:
+    """From one read of the app's options: the options when ``raw`` opens the app (no
+    command, no help), and the command it runs (``memory`` in ``--json memory list``) when
+    it names one (each else None). Neither for help, ``--version`` or an option the app
+    parser refuses: the whole parser reads those lines (its errors and help name every
+    command)."""
     if FULL_PARSER_FLAGS.intersection(raw):
         return None, None
     try:
@@ -147,18 +149,6 @@ def _app_and_command(raw: Sequence[str]) -> tuple[argparse.Namespace | None, str
         return args, None
     word = next((token for token in rest if not token.startswith("-")), None)
     return None, word if word in MODULE_OF_COMMAND else None
-
-
-def app_arguments(raw: Sequence[str]) -> argparse.Namespace | None:
-    """The options, when ``raw`` opens the app (no command, no help); else None, and the
-    whole parser reads ``raw`` (its errors and help name every command)."""
-    return _app_and_command(raw)[0]
-
-
-def command_word(raw: Sequence[str]) -> str | None:
-    """The command ``raw`` runs (``memory`` in ``--json memory list``), when it names one
-    and asks for no help; else None."""
-    return _app_and_command(raw)[1]
 
 
 def main(argv: Sequence[str] | None = None, stdout: TextIO | None = None,
@@ -172,7 +162,7 @@ def main(argv: Sequence[str] | None = None, stdout: TextIO | None = None,
         if options is not None:
             return run_hook(options, stdout=stdout, stderr=stderr)
     collecting = gc.isenabled()
-    args, command = _app_and_command(raw)
+    args, command = app_and_command(raw)
     if args is not None and collecting:
         gc.disable()  # until the app's event loop starts (MemtuiApp.run enables it)
     try:
@@ -196,9 +186,6 @@ def _dispatch(raw: list[str], args: argparse.Namespace | None, command: str | No
             return ctx.error(error)
         except SystemExit as exit_:  # --help / --version
             return int(exit_.code or 0)
-    for name, default in (("db", None), ("user", None), ("json", False)):
-        if not hasattr(args, name):
-            setattr(args, name, default)
     ctx = CliContext(args, stdout, stderr)
     try:
         if args.handler is None:

@@ -12,11 +12,24 @@ from memtui.store.models import Memory
 from memtui.textsafe import one_line, safe_text
 
 CONTENT_PREVIEW_CHARS = 200
+BYTES_PER_KIB = 1024
+SIZE_UNITS = ("KiB", "MiB", "GiB")
 
 
 def text(value: object) -> Text:
     """A cell of store text: safe, literal, never markup."""
     return Text(safe_text("" if value is None else str(value)))
+
+
+def byte_size(count: int, small: str = "bytes", units: Sequence[str] = SIZE_UNITS) -> str:
+    """A byte count for people: ``812 bytes``, ``4.0 KiB``, ``1.3 MiB``, ``2.1 GiB`` (below
+    a KiB in ``small``, else in the largest of ``units`` it reaches)."""
+    if count < BYTES_PER_KIB:
+        return f"{count} {small}"
+    exponent = 1
+    while exponent < len(units) and count >= BYTES_PER_KIB ** (exponent + 1):
+        exponent += 1
+    return f"{count / BYTES_PER_KIB ** exponent:.1f} {units[exponent - 1]}"
 
 
 def short_time(stamp: str | None) -> str:

@@ -20,9 +20,8 @@ from memtui.cli.main import (
     COMMANDS_BY_MODULE,
     MODULE_OF_COMMAND,
     UsageError,
-    app_arguments,
+    app_and_command,
     build_parser,
-    command_word,
     main,
     parse_command_line,
 )
@@ -33,7 +32,7 @@ from memtui.cli.main import (
     ["--demo", "d.db", "--codex-home", "/tmp/c"], ["--json"], ["--project", "list"],
 ])
 def test_lines_that_open_the_app(argv: list[str]) -> None:
-    args = app_arguments(argv)
+    args = app_and_command(argv)[0]
     assert args is not None and args.handler is None
 
 
@@ -42,7 +41,7 @@ def test_lines_that_open_the_app(argv: list[str]) -> None:
     ["--version"], ["--db"], ["--bogus"], ["memory", "--help"],
 ])
 def test_lines_for_the_whole_parser(argv: list[str]) -> None:
-    assert app_arguments(argv) is None
+    assert app_and_command(argv)[0] is None
 
 
 def test_version_is_printed_once(capsys: pytest.CaptureFixture[str]) -> None:
@@ -71,7 +70,7 @@ def test_the_collector_is_running_after_any_line() -> None:
 
 def _command_modules_loaded(line: str) -> str:
     """The ``memtui.cli.cmd_*`` modules a fresh interpreter has loaded after ``line``."""
-    code = (f"import sys, io\nfrom memtui.cli.main import app_arguments, main\n{line}\n"
+    code = (f"import sys, io\nfrom memtui.cli.main import app_and_command, main\n{line}\n"
             "print(sorted(m for m in sys.modules if m.startswith('memtui.cli.cmd_')))\n")
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                             check=True)
@@ -79,7 +78,8 @@ def _command_modules_loaded(line: str) -> str:
 
 
 def test_the_app_path_imports_no_command_module() -> None:
-    assert _command_modules_loaded("assert app_arguments(['--db', 'x.db']) is not None") == "[]"
+    assert _command_modules_loaded(
+        "assert app_and_command(['--db', 'x.db'])[0] is not None") == "[]"
 
 
 # ---- a command's line is read by that command's own parser ---------------------------------
@@ -139,17 +139,17 @@ def test_every_command_line_reads_the_same_as_with_the_whole_parser() -> None:
     assert len(lines) > 60  # every leaf command of every module
     checked, refused_for = 0, set()
     for line in lines:
-        assert command_word(line) == command_word(["--json", *line]) == line[0]
+        assert app_and_command(line)[1] == app_and_command(["--json", *line])[1] == line[0]
         variants = [line, ["--json", *line, "--db", "x.db"]]
         if line[0] not in refused_for:  # refusals (read twice) once per command
             refused_for.add(line[0])
             variants += [line[:-1], [*line, "--bogus"], [line[0], "no-such-action"]]
         for argv in variants:
             # a line cut after an option the app also has (--project) gets the whole parser
-            assert command_word(argv) in ((line[0], None) if argv else (None,))
+            assert app_and_command(argv)[1] in ((line[0], None) if argv else (None,))
             whole = _read(argv, whole_parser.parse_args)
             assert _read(argv, parse_command_line) == whole, argv
-            command = command_word(argv)
+            command = app_and_command(argv)[1]
             if isinstance(whole, dict) and command is not None:  # read by the lean parser
                 assert _read(argv, build_parser(command).parse_args) == whole, argv
             checked += 1
@@ -161,7 +161,7 @@ def test_every_command_line_reads_the_same_as_with_the_whole_parser() -> None:
     ["--version"], ["--db", "memory"],
 ])
 def test_lines_without_a_known_command_get_the_whole_parser(argv: list[str]) -> None:
-    assert command_word(argv) is None
+    assert app_and_command(argv)[1] is None
 
 
 def test_an_unknown_command_is_refused_with_every_command_listed() -> None:

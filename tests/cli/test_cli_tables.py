@@ -76,3 +76,16 @@ def test_in_a_terminal_text_wraps_between_words(cli: Callable[..., Any],
     assert max(len(line) for line in lines) <= 80
     assert any(line.strip() in (str(folder), f"{folder} (1 files)") or
                line.endswith(f" {folder}") for line in lines), lines
+
+
+@pytest.mark.parametrize(("count", "doctor", "agents"), [
+    (0, "0 bytes", "0 B"), (1023, "1023 bytes", "1023 B"), (1024, "1.0 KiB", "1.0 KB"),
+    (25_000, "24.4 KiB", "24.4 KB"), (5 * 1024 ** 2, "5.0 MiB", "5120.0 KB"),
+    (3 * 1024 ** 3, "3.0 GiB", "3145728.0 KB"), (2 * 1024 ** 4, "2048.0 GiB", "2147483648.0 KB"),
+])
+def test_byte_sizes_read_the_same_in_doctor_and_in_the_agents_table(
+        count: int, doctor: str, agents: str) -> None:
+    from memtui.cli.cmd_agent_stores import human_size
+    from memtui.cli.render import byte_size
+
+    assert (byte_size(count), human_size(count)) == (doctor, agents)

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from memtui.cli.launch import DEMO_FOLDER_PREFIX, demo_agent_homes, demo_codex_home
+from memtui.cli.launch import DEMO_FOLDER_PREFIX, demo_homes
 from memtui.cli.main import main
 from memtui.engine.agents.gemini_review import review_gemini_inbox
 from memtui.engine.codex.browse import codex_threads
@@ -56,8 +56,7 @@ def test_the_demo_removes_its_temporary_folder(temp_folder: Path,
     else:
         assert main(["--demo"]) == 0
     assert seen["exists"]  # the app saw the store and its Codex home
-    assert seen["codex_home"] == demo_codex_home(seen["db"])
-    assert seen["homes"] == demo_agent_homes(seen["db"])
+    assert (seen["codex_home"], *seen["homes"]) == demo_homes(seen["db"])
     assert seen["patches"] == ["webshop:private/0001-ci.patch"]  # the Inbox shows one
     assert _leftovers(temp_folder) == []
 
@@ -83,8 +82,7 @@ def test_a_named_demo_store_is_kept_with_its_codex_home(tmp_path: Path, temp_fol
     target = tmp_path / "mine" / "demo.db"
     target.parent.mkdir()
     assert main(["--demo", str(target)]) == 0
-    assert target.is_file() and demo_codex_home(target).is_dir()
-    assert all(home.is_dir() for home in demo_agent_homes(target))
+    assert target.is_file() and all(home.is_dir() for home in demo_homes(target))
     assert main(["--demo", str(target)]) == 0  # reopened, not rebuilt
     assert _leftovers(temp_folder) == []
 
