@@ -26,6 +26,7 @@ from memtui.app.background import WORKER_GROUP, ExtractionRunner
 from memtui.app.format import zone
 from memtui.app.palette import MemoryCommands
 from memtui.app.panes import PANES, Pane
+from memtui.app.panes.base import JobRunner
 from memtui.app.panes.memories import MemoriesPane
 from memtui.app.textual_compat import app_keymap
 from memtui.app.widgets.key_bar import KeyBar
@@ -47,12 +48,11 @@ if TYPE_CHECKING:
     from memtui.app.messages import (
         ExtractionFinished,
         ExtractionProgress,
-        HeaderRead,
-        PurgeFinished,
         WriteRefused,
         Written,
     )
     from memtui.app.widgets.command_line import CommandLine
+    from memtui.engine.purge import PurgeStatus
     from memtui.engine.worker import BackgroundLoop
 
 WRITE_GROUP = "store-write"
@@ -127,7 +127,7 @@ def pane_labels() -> list[PaneLabel]:
                       if (key := pane_key(spec.PANE_ID)) else spec.TITLE) for spec in PANES]
 
 
-class MainScreen(Screen[None]):
+class MainScreen(JobRunner, Screen[None]):
     """Header, the pane bar, the pane shown, the command line, the status line, the key
     bar; the header's counts and the extraction and purge jobs (its workers)."""
 
@@ -189,32 +189,34 @@ class MainScreen(Screen[None]):
         with suppress(NoMatches):
             self.query_one(StatusHeader).set_info(self.header_info())
 
-    @work(thread=True, group=HEADER_GROUP, exclusive=True, exit_on_error=False,
-          name="header-counts")
     def header_worker(self) -> None:
-        """Read the header's counts from the store (posts HeaderRead)."""
+        """Read the header's counts from the store in a thread job (``_header_read``)."""
         from memtui.app.background import last_recorded_run
-        from memtui.app.messages import HeaderRead
 
-        engine = self.memtui.engine
-        try:
-            inbox: int | None = self.memtui.inbox_sources.count(engine)  # the Gemini home too
-        except MemtuiError:
-            inbox = None
-        try:
-            settings = engine.settings.get()
-            generate: bool | None = bool(settings["generate_memories"])
-            use: bool | None = bool(settings["use_memories"])
-        except (MemtuiError, KeyError):
-            generate = use = None
-        counts = HeaderCounts(inbox, generate, use, last_recorded_run(engine))
-        if not get_current_worker().is_cancelled:
-            self.post_message(HeaderRead(counts))
+        app = self.memtui
+        engine = app.engine
 
-    def on_header_read(self, message: HeaderRead) -> None:
+        def read() -> HeaderCounts:
+            try:
+                inbox: int | None = app.inbox_sources.count(engine)  # the Gemini home too
+            except MemtuiError:
+                inbox = None
+            try:
+                settings = engine.settings.get()
+                generate: bool | None = bool(settings["generate_memories"])
+                use: bool | None = bool(settings["use_memories"])
+            except (MemtuiError, KeyError):
+                generate = use = None
+            return HeaderCounts(inbox, generate, use, last_recorded_run(engine))
+
+        self.run_job(HEADER_GROUP, read, self._header_read)
+
+    def _header_read(self, read: HeaderCounts | None, _error: str | None) -> None:
         """Show the counts read (one that could not be read keeps the last) and the badge."""
-        read = {name: value for name, value in vars(message.counts).items() if value is not None}
-        self.header_counts = counts = replace(self.header_counts, **read)
+        if read is None:
+            return
+        known = {name: value for name, value in vars(read).items() if value is not None}
+        self.header_counts = counts = replace(self.header_counts, **known)
         if counts.last_run is not None:
             self.memtui.runner.show_recorded_run(counts.last_run)
         self.query_one(PaneBar).set_badge(INBOX_PANE, f"({counts.inbox})" if counts.inbox else "")
@@ -226,24 +228,20 @@ class MainScreen(Screen[None]):
         """A round, a backfill or a consolidation (posts ExtractionProgress / Finished)."""
         runner.work(loop, job, force)
 
-    @work(thread=True, group=PURGE_GROUP, exclusive=True, exit_on_error=False, name="purge",
-          description="erase forgotten text")
-    def purge_worker(self) -> None:
-        """Erase forgotten text left in the write-ahead log (posts PurgeFinished)."""
-        from memtui.app.messages import PurgeFinished
+    def purge(self) -> None:
+        """Erase forgotten text left in the write-ahead log in a thread job (one at a time;
+        none once closing; a failure waits for the next forget or the next start)."""
         from memtui.engine.worker import retry_purges
 
-        worker = get_current_worker()
-        with suppress(MemtuiError):  # the next forget or the next start tries again
-            status = retry_purges(self.memtui.store,
-                                  lambda: self.closing.is_set() or worker.is_cancelled)
-            if status.cleared:
-                self.post_message(PurgeFinished(status.cleared, status.purged))
+        if self.closing.is_set():
+            return
+        store, closing = self.memtui.store, self.closing
 
-    def purge(self) -> None:
-        """Finish pending purges in the purge worker (one at a time; none once closing)."""
-        if not self.closing.is_set():
-            self.purge_worker()
+        def erase() -> PurgeStatus:
+            worker = get_current_worker()
+            return retry_purges(store, lambda: closing.is_set() or worker.is_cancelled)
+
+        self.run_job(PURGE_GROUP, erase, self._purged)
 
     def on_extraction_progress(self, message: ExtractionProgress) -> None:
         """A job reported progress."""
@@ -253,9 +251,9 @@ class MainScreen(Screen[None]):
         """A job ended: say how, refresh what is shown."""
         self.memtui.runner.finished(message)
 
-    def on_purge_finished(self, message: PurgeFinished) -> None:
-        """The purge worker erased forgotten text that readers had kept in the WAL."""
-        if message.purged:
+    def _purged(self, status: PurgeStatus | None, _error: str | None) -> None:
+        """The purge job erased forgotten text that readers had kept in the WAL."""
+        if status is not None and status.cleared and status.purged:
             self.memtui.say("Forgotten text is now erased from the database files too.")
 
 

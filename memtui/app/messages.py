@@ -11,7 +11,6 @@ if TYPE_CHECKING:
     from textual.message_pump import MessagePump
 
     from memtui.app.curator import Change, Write
-    from memtui.app.widgets.status import HeaderCounts
     from memtui.engine.extraction import ConsolidationResult, RoundSummary
 
 
@@ -51,18 +50,3 @@ class WriteRefused(Message):
     error: str
     unchanged: bool = False
     """The engine found nothing to change: not a failure."""
-
-
-@dataclass
-class PurgeFinished(Message):
-    """The purge worker erased ``cleared`` forgets' text; ``purged``: none is left."""
-
-    cleared: int
-    purged: bool
-
-
-@dataclass
-class HeaderRead(Message):
-    """The header worker read the header's counts."""
-
-    counts: HeaderCounts
