@@ -22,7 +22,7 @@ from textual.reactive import reactive
 from textual.screen import Screen
 from textual.worker import get_current_worker
 
-from memtui.app.background import WORKER_GROUP, ExtractionRunner
+from memtui.app.background import ExtractionRunner
 from memtui.app.format import zone
 from memtui.app.palette import MemoryCommands
 from memtui.app.panes import PANES, Pane
@@ -45,15 +45,9 @@ if TYPE_CHECKING:
     from memtui.app.clipboard import Clipboard
     from memtui.app.curator import Step, UndoStep, Write
     from memtui.app.inbox_sources import InboxSources
-    from memtui.app.messages import (
-        ExtractionFinished,
-        ExtractionProgress,
-        WriteRefused,
-        Written,
-    )
+    from memtui.app.messages import WriteRefused, Written
     from memtui.app.widgets.command_line import CommandLine
     from memtui.engine.purge import PurgeStatus
-    from memtui.engine.worker import BackgroundLoop
 
 WRITE_GROUP = "store-write"
 """The worker group of store writes (and of the reads a forget's question needs)."""
@@ -222,12 +216,6 @@ class MainScreen(JobRunner, Screen[None]):
         self.query_one(PaneBar).set_badge(INBOX_PANE, f"({counts.inbox})" if counts.inbox else "")
         self.show_header()
 
-    @work(thread=True, group=WORKER_GROUP, exit_on_error=False, name="extraction")
-    def extraction_worker(self, runner: ExtractionRunner, loop: BackgroundLoop, job: str,
-                          force: bool) -> None:
-        """A round, a backfill or a consolidation (posts ExtractionProgress / Finished)."""
-        runner.work(loop, job, force)
-
     def purge(self) -> None:
         """Erase forgotten text left in the write-ahead log in a thread job (one at a time;
         none once closing; a failure waits for the next forget or the next start)."""
@@ -242,14 +230,6 @@ class MainScreen(JobRunner, Screen[None]):
             return retry_purges(store, lambda: closing.is_set() or worker.is_cancelled)
 
         self.run_job(PURGE_GROUP, erase, self._purged)
-
-    def on_extraction_progress(self, message: ExtractionProgress) -> None:
-        """A job reported progress."""
-        self.memtui.runner.progress(message)
-
-    def on_extraction_finished(self, message: ExtractionFinished) -> None:
-        """A job ended: say how, refresh what is shown."""
-        self.memtui.runner.finished(message)
 
     def _purged(self, status: PurgeStatus | None, _error: str | None) -> None:
         """The purge job erased forgotten text that readers had kept in the WAL."""
