@@ -71,6 +71,8 @@ COMMAND_LINE_ID = "command-line"
 START_MESSAGE = "Press ? for keys, : for /memory commands, ctrl+p for the palette"
 TALL_ROWS = 40
 """From this many rows the screen gets the ``-tall`` class (bigger previews)."""
+SPECS = {spec.PANE_ID: spec for spec in PANES}
+"""The panes by id, in tab order."""
 
 
 def style_paths() -> list[str | PurePath]:
@@ -112,7 +114,7 @@ class AppConfig:
 
 def pane_key(pane_id: str) -> str | None:
     """The key that shows a pane (None past the tenth)."""
-    return dict(zip((spec.PANE_ID for spec in PANES), PANE_KEYS, strict=False)).get(pane_id)
+    return dict(zip(SPECS, PANE_KEYS, strict=False)).get(pane_id)
 
 
 def pane_labels() -> list[PaneLabel]:
@@ -151,7 +153,7 @@ class MainScreen(JobRunner, Screen[None]):
         yield StatusHeader(self.header_info(), id="header")
         yield PaneBar(pane_labels(), app.active_pane_id, id="pane-bar")
         with Container(id="panes"):
-            start = next(spec for spec in PANES if spec.PANE_ID == app.active_pane_id)()
+            start = SPECS[app.active_pane_id]()
             start.shown = True
             yield start  # the others (and the command line) are mounted when first used
         yield StatusLine(START_MESSAGE, id="status")
@@ -282,7 +284,7 @@ class MemtuiApp(App[None]):
         self.config = config or AppConfig()
         self.project = project
         start = self.config.start_pane
-        self.active_pane_id = start if any(spec.PANE_ID == start for spec in PANES) else START_PANE
+        self.active_pane_id = start if start in SPECS else START_PANE
         """The id of the pane shown (mounted on first show)."""
         self.tz: ZoneInfo = ZoneInfo("UTC")
         self.runner = ExtractionRunner(self, store, self.engine.actor)
@@ -369,8 +371,7 @@ class MemtuiApp(App[None]):
         pane = self._mounted_pane(pane_id)
         if pane is not None:
             return pane
-        # a known id: show_pane checks
-        pane = next(cls for cls in PANES if cls.PANE_ID == pane_id)()
+        pane = SPECS[pane_id]()  # a known id: show_pane checks
         pane.shown = pane_id == self.active_pane_id
         container = self.get_screen_main().query_one("#panes", Container)
         self._mounting[pane_id] = container.mount(pane)
@@ -387,7 +388,7 @@ class MemtuiApp(App[None]):
 
     def show_pane(self, pane_id: str) -> None:
         """Switch to a pane; leaving a form with unsaved changes asks first."""
-        if pane_id not in {pane.PANE_ID for pane in PANES}:
+        if pane_id not in SPECS:
             return
         leaving = self.current_pane() if pane_id != self.active_pane_id else None
         if leaving is not None and leaving.unsaved_changes():
@@ -409,7 +410,7 @@ class MemtuiApp(App[None]):
 
     def action_next_pane(self, step: int) -> None:
         """Tab / shift+tab: the next or previous pane."""
-        ids = [pane.PANE_ID for pane in PANES]
+        ids = list(SPECS)
         index = ids.index(self.active_pane_id)  # also while that pane is still mounting
         self.show_pane(ids[(index + step) % len(ids)])
 
