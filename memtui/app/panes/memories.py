@@ -57,8 +57,11 @@ class SearchPrompt(Static):
 
 
 class MemoriesPane(Pane):
-    """A memory list of one scope. Subclasses set ``SCOPE`` and how the list is chosen."""
+    """The acting user's user-level memories (only they see them); the base of the Project
+    pane, which sets ``SCOPE`` and how the list is chosen."""
 
+    PANE_ID = "user"
+    TITLE = "User"
     SCOPE: ClassVar[str] = "user"
     NO_MEMORIES: ClassVar[str] = ("No memories yet — press n to add one (the extractor "
                                   "writes project memories only)")
@@ -453,14 +456,6 @@ class MemoriesPane(Pane):
         memory = self._need_memory()
         if memory is not None:
             self.memtui.show_history(memory.id)
-
-
-class UserMemoriesPane(MemoriesPane):
-    """The acting user's user-level memories (only they see them)."""
-
-    PANE_ID = "user"
-    TITLE = "User"
-    SCOPE = "user"
 
 
 class ProjectMemoriesPane(MemoriesPane):
