@@ -1,4 +1,5 @@
-"""The base of every pane: an id, a tab title, and ``refresh_data`` to re-read the store.
+"""The base of every pane: an id, a tab title, and ``refresh_data`` to re-read the store;
+``JobRunner``, the thread jobs of the panes and the main screen.
 
 A pane re-reads by one rule: when it is ``stale`` and ``shown`` (two reactives). The app only
 sets them -- ``stale`` when the store or the pane's target changed, ``shown`` when it
