@@ -520,30 +520,27 @@ class AgentsPane(ListPane[ItemList["AgentRow"]]):
 
     def _confirm(self, title: str, body: Text, label: str, plan: WritePlan,
                  action: str | None = None) -> None:
-        """Ask before writing ``plan`` (``action``: an entry's, else a row's write)."""
+        """Ask before writing ``plan`` (``action``: an entry's, else a row's write), then
+        write it in a worker."""
         from memtui.app.modals.confirm import ConfirmModal
 
         editor = self._editor if action == "edit" else None
 
+        def write() -> None:
+            from memtui.engine.agents.plans import apply_plan
+
+            apply_plan(plan, True)
+
         def answered(yes: bool | None) -> None:
             if yes:
-                self._apply(plan, action)
+                self.run_job("agents-apply", write, partial(self._written, plan.summary, action),
+                             exclusive=False)
             elif editor is not None:
                 editor.failed("Not written. Change the text and save again, or esc to cancel.")
             elif action is not None:
                 self.memtui.say("Nothing written.", toast=False)
 
         self.app.push_screen(ConfirmModal(title, body, label), answered)
-
-    def _apply(self, plan: WritePlan, action: str | None) -> None:
-        """Write a confirmed plan in a worker (``action``: an entry's, else a row's)."""
-        def write() -> None:
-            from memtui.engine.agents.plans import apply_plan
-
-            apply_plan(plan, True)
-
-        self.run_job("agents-apply", write, partial(self._written, plan.summary, action),
-                     exclusive=False)
 
     def _written(self, summary: str, action: str | None, _result: None,
                  error: str | None) -> None:
