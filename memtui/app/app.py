@@ -22,10 +22,11 @@ from textual.reactive import reactive
 from textual.screen import Screen
 from textual.worker import get_current_worker
 
-from memtui.app.background import WORKER_GROUP, ExtractionRunner
+from memtui.app.background import ExtractionRunner
 from memtui.app.format import zone
 from memtui.app.palette import MemoryCommands
 from memtui.app.panes import PANES, Pane
+from memtui.app.panes.base import JobRunner
 from memtui.app.panes.memories import MemoriesPane
 from memtui.app.textual_compat import app_keymap
 from memtui.app.widgets.key_bar import KeyBar
@@ -44,16 +45,9 @@ if TYPE_CHECKING:
     from memtui.app.clipboard import Clipboard
     from memtui.app.curator import Step, UndoStep, Write
     from memtui.app.inbox_sources import InboxSources
-    from memtui.app.messages import (
-        ExtractionFinished,
-        ExtractionProgress,
-        HeaderRead,
-        PurgeFinished,
-        WriteRefused,
-        Written,
-    )
+    from memtui.app.messages import WriteRefused, Written
     from memtui.app.widgets.command_line import CommandLine
-    from memtui.engine.worker import BackgroundLoop
+    from memtui.engine.purge import PurgeStatus
 
 WRITE_GROUP = "store-write"
 """The worker group of store writes (and of the reads a forget's question needs)."""
@@ -77,6 +71,8 @@ COMMAND_LINE_ID = "command-line"
 START_MESSAGE = "Press ? for keys, : for /memory commands, ctrl+p for the palette"
 TALL_ROWS = 40
 """From this many rows the screen gets the ``-tall`` class (bigger previews)."""
+SPECS = {spec.PANE_ID: spec for spec in PANES}
+"""The panes by id, in tab order."""
 
 
 def style_paths() -> list[str | PurePath]:
@@ -118,7 +114,7 @@ class AppConfig:
 
 def pane_key(pane_id: str) -> str | None:
     """The key that shows a pane (None past the tenth)."""
-    return dict(zip((spec.PANE_ID for spec in PANES), PANE_KEYS, strict=False)).get(pane_id)
+    return dict(zip(SPECS, PANE_KEYS, strict=False)).get(pane_id)
 
 
 def pane_labels() -> list[PaneLabel]:
@@ -127,7 +123,7 @@ def pane_labels() -> list[PaneLabel]:
                       if (key := pane_key(spec.PANE_ID)) else spec.TITLE) for spec in PANES]
 
 
-class MainScreen(Screen[None]):
+class MainScreen(JobRunner, Screen[None]):
     """Header, the pane bar, the pane shown, the command line, the status line, the key
     bar; the header's counts and the extraction and purge jobs (its workers)."""
 
@@ -157,7 +153,7 @@ class MainScreen(Screen[None]):
         yield StatusHeader(self.header_info(), id="header")
         yield PaneBar(pane_labels(), app.active_pane_id, id="pane-bar")
         with Container(id="panes"):
-            start = next(spec for spec in PANES if spec.PANE_ID == app.active_pane_id)()
+            start = SPECS[app.active_pane_id]()
             start.shown = True
             yield start  # the others (and the command line) are mounted when first used
         yield StatusLine(START_MESSAGE, id="status")
@@ -189,73 +185,57 @@ class MainScreen(Screen[None]):
         with suppress(NoMatches):
             self.query_one(StatusHeader).set_info(self.header_info())
 
-    @work(thread=True, group=HEADER_GROUP, exclusive=True, exit_on_error=False,
-          name="header-counts")
     def header_worker(self) -> None:
-        """Read the header's counts from the store (posts HeaderRead)."""
+        """Read the header's counts from the store in a thread job (``_header_read``)."""
         from memtui.app.background import last_recorded_run
-        from memtui.app.messages import HeaderRead
 
-        engine = self.memtui.engine
-        try:
-            inbox: int | None = self.memtui.inbox_sources.count(engine)  # the Gemini home too
-        except MemtuiError:
-            inbox = None
-        try:
-            settings = engine.settings.get()
-            generate: bool | None = bool(settings["generate_memories"])
-            use: bool | None = bool(settings["use_memories"])
-        except (MemtuiError, KeyError):
-            generate = use = None
-        counts = HeaderCounts(inbox, generate, use, last_recorded_run(engine))
-        if not get_current_worker().is_cancelled:
-            self.post_message(HeaderRead(counts))
+        app = self.memtui
+        engine = app.engine
 
-    def on_header_read(self, message: HeaderRead) -> None:
+        def read() -> HeaderCounts:
+            try:
+                inbox: int | None = app.inbox_sources.count(engine)  # the Gemini home too
+            except MemtuiError:
+                inbox = None
+            try:
+                settings = engine.settings.get()
+                generate: bool | None = bool(settings["generate_memories"])
+                use: bool | None = bool(settings["use_memories"])
+            except (MemtuiError, KeyError):
+                generate = use = None
+            return HeaderCounts(inbox, generate, use, last_recorded_run(engine))
+
+        self.run_job(HEADER_GROUP, read, self._header_read)
+
+    def _header_read(self, read: HeaderCounts | None, _error: str | None) -> None:
         """Show the counts read (one that could not be read keeps the last) and the badge."""
-        read = {name: value for name, value in vars(message.counts).items() if value is not None}
-        self.header_counts = counts = replace(self.header_counts, **read)
+        if read is None:
+            return
+        known = {name: value for name, value in vars(read).items() if value is not None}
+        self.header_counts = counts = replace(self.header_counts, **known)
         if counts.last_run is not None:
             self.memtui.runner.show_recorded_run(counts.last_run)
         self.query_one(PaneBar).set_badge(INBOX_PANE, f"({counts.inbox})" if counts.inbox else "")
         self.show_header()
 
-    @work(thread=True, group=WORKER_GROUP, exit_on_error=False, name="extraction")
-    def extraction_worker(self, runner: ExtractionRunner, loop: BackgroundLoop, job: str,
-                          force: bool) -> None:
-        """A round, a backfill or a consolidation (posts ExtractionProgress / Finished)."""
-        runner.work(loop, job, force)
-
-    @work(thread=True, group=PURGE_GROUP, exclusive=True, exit_on_error=False, name="purge",
-          description="erase forgotten text")
-    def purge_worker(self) -> None:
-        """Erase forgotten text left in the write-ahead log (posts PurgeFinished)."""
-        from memtui.app.messages import PurgeFinished
+    def purge(self) -> None:
+        """Erase forgotten text left in the write-ahead log in a thread job (one at a time;
+        none once closing; a failure waits for the next forget or the next start)."""
         from memtui.engine.worker import retry_purges
 
-        worker = get_current_worker()
-        with suppress(MemtuiError):  # the next forget or the next start tries again
-            status = retry_purges(self.memtui.store,
-                                  lambda: self.closing.is_set() or worker.is_cancelled)
-            if status.cleared:
-                self.post_message(PurgeFinished(status.cleared, status.purged))
+        if self.closing.is_set():
+            return
+        store, closing = self.memtui.store, self.closing
 
-    def purge(self) -> None:
-        """Finish pending purges in the purge worker (one at a time; none once closing)."""
-        if not self.closing.is_set():
-            self.purge_worker()
+        def erase() -> PurgeStatus:
+            worker = get_current_worker()
+            return retry_purges(store, lambda: closing.is_set() or worker.is_cancelled)
 
-    def on_extraction_progress(self, message: ExtractionProgress) -> None:
-        """A job reported progress."""
-        self.memtui.runner.progress(message)
+        self.run_job(PURGE_GROUP, erase, self._purged)
 
-    def on_extraction_finished(self, message: ExtractionFinished) -> None:
-        """A job ended: say how, refresh what is shown."""
-        self.memtui.runner.finished(message)
-
-    def on_purge_finished(self, message: PurgeFinished) -> None:
-        """The purge worker erased forgotten text that readers had kept in the WAL."""
-        if message.purged:
+    def _purged(self, status: PurgeStatus | None, _error: str | None) -> None:
+        """The purge job erased forgotten text that readers had kept in the WAL."""
+        if status is not None and status.cleared and status.purged:
             self.memtui.say("Forgotten text is now erased from the database files too.")
 
 
@@ -304,7 +284,7 @@ class MemtuiApp(App[None]):
         self.config = config or AppConfig()
         self.project = project
         start = self.config.start_pane
-        self.active_pane_id = start if any(spec.PANE_ID == start for spec in PANES) else START_PANE
+        self.active_pane_id = start if start in SPECS else START_PANE
         """The id of the pane shown (mounted on first show)."""
         self.tz: ZoneInfo = ZoneInfo("UTC")
         self.runner = ExtractionRunner(self, store, self.engine.actor)
@@ -391,8 +371,7 @@ class MemtuiApp(App[None]):
         pane = self._mounted_pane(pane_id)
         if pane is not None:
             return pane
-        # a known id: show_pane checks
-        pane = next(cls for cls in PANES if cls.PANE_ID == pane_id)()
+        pane = SPECS[pane_id]()  # a known id: show_pane checks
         pane.shown = pane_id == self.active_pane_id
         container = self.get_screen_main().query_one("#panes", Container)
         self._mounting[pane_id] = container.mount(pane)
@@ -409,7 +388,7 @@ class MemtuiApp(App[None]):
 
     def show_pane(self, pane_id: str) -> None:
         """Switch to a pane; leaving a form with unsaved changes asks first."""
-        if pane_id not in {pane.PANE_ID for pane in PANES}:
+        if pane_id not in SPECS:
             return
         leaving = self.current_pane() if pane_id != self.active_pane_id else None
         if leaving is not None and leaving.unsaved_changes():
@@ -431,7 +410,7 @@ class MemtuiApp(App[None]):
 
     def action_next_pane(self, step: int) -> None:
         """Tab / shift+tab: the next or previous pane."""
-        ids = [pane.PANE_ID for pane in PANES]
+        ids = list(SPECS)
         index = ids.index(self.active_pane_id)  # also while that pane is still mounting
         self.show_pane(ids[(index + step) % len(ids)])
 

@@ -18,7 +18,6 @@ from memtui.errors import MemtuiError
 
 if TYPE_CHECKING:
     from memtui.app.app import MemtuiApp
-    from memtui.app.messages import ExtractionFinished, ExtractionProgress
     from memtui.engine.extraction import ConsolidationResult, RoundSummary
     from memtui.engine.worker import BackgroundLoop, LoopEvent
     from memtui.store.backend import StoreBackend
@@ -127,7 +126,8 @@ class ExtractionRunner:
         self.state.job, self.state.forced = job, force
         self.state.done, self.state.total = 0, None
         self.quiet = quiet
-        app.get_screen_main().extraction_worker(self, self._loop, job, force)
+        app.get_screen_main().run_job(WORKER_GROUP, partial(self.work, self._loop, job, force),
+                                      partial(self.finished, job), exclusive=False)
         if not quiet:
             app.say(f"Started {JOB_WORDS.get(job, job)}{' with force' if force else ''}…",
                     toast=False)
@@ -154,67 +154,65 @@ class ExtractionRunner:
             return f"idle · last {when} failed"
         return f"idle · last {when}" + ("" if short else f": {state.last_result}")
 
-    def progress(self, message: ExtractionProgress) -> None:
-        """A job reported progress (UI thread): the status line's bar, the header."""
-        self.state.done, self.state.total = message.done, message.total
-        self._show_progress(message.done, message.total)
+    def progress(self, counts: tuple[int, int | None] | None, _error: str | None) -> None:
+        """A job reported (done, total) (UI thread): the status line's bar, the header."""
+        if counts is not None:
+            self.state.done, self.state.total = counts
+            self._show_progress(*counts)
 
     def _show_progress(self, done: int | None, total: int | None) -> None:
         screen = self.app.get_screen_main()
         screen.query_one(StatusLine).progress(done, total)
         screen.show_header()
 
-    def finished(self, message: ExtractionFinished) -> None:
+    def finished(self, job: str, result: RoundSummary | ConsolidationResult | None,
+                 error: str | None) -> None:
         """A job ended (UI thread): record it, say how, refresh what is shown."""
         state, app = self.state, self.app
-        state.last_job, state.last_at = message.job, self.store.now()
-        state.last_error = message.error
-        summary = {} if message.result is None else message.result.to_json()
-        state.last_result = None if message.error else summary_words(message.job, summary)
+        state.last_job, state.last_at = job, self.store.now()
+        state.last_error = error
+        summary = {} if result is None else result.to_json()
+        state.last_result = None if error else summary_words(job, summary)
         state.job = None
         self._show_progress(None, None)
-        words = JOB_WORDS.get(message.job, message.job).capitalize()
+        words = JOB_WORDS.get(job, job).capitalize()
         quiet, self.quiet = self.quiet, False
-        if message.error:
-            app.say(f"{words} failed: {message.error}", severity="error")
+        if error:
+            app.say(f"{words} failed: {error}", severity="error")
         else:
             made = summary.get("extracted", 0) or summary.get("superseded", 0)
-            app.say(f"{words}{' (stopped early)' if message.stopped else ''}: "
+            stopped = getattr(result, "stopped", False)
+            app.say(f"{words}{' (stopped early)' if stopped else ''}: "
                     f"{state.last_result}", toast=not quiet or bool(made))
         app.store_changed(wrote=True)
 
     def _should_stop(self) -> bool:
         return self._stop.is_set() or get_current_worker().is_cancelled
 
-    def _post_progress(self, job: str, done: int, total: int | None) -> None:
-        from memtui.app.messages import ExtractionProgress
+    def _post_progress(self, done: int, total: int | None) -> None:
+        from memtui.app.panes.base import JobDone
 
-        get_current_worker().node.post_message(ExtractionProgress(job, done, total))
+        get_current_worker().node.post_message(JobDone(self.progress, (done, total)))
 
     def _on_event(self, event: LoopEvent) -> None:  # the loop's, in the worker's thread
         if event.kind == "progress":
-            self._post_progress(ROUND, event.done, event.total)
+            self._post_progress(event.done, event.total)
 
-    def work(self, loop: BackgroundLoop, job: str, force: bool) -> None:
-        """Run one job (in the main screen's thread worker); post its result to the screen."""
-        from memtui.app.messages import ExtractionFinished
-
-        post = get_current_worker().node.post_message
+    def work(self, loop: BackgroundLoop, job: str,
+             force: bool) -> RoundSummary | ConsolidationResult:
+        """Run one job (a thread job of the main screen); any failure is a MemtuiError."""
         try:
-            result: RoundSummary | ConsolidationResult | None
             extraction = Engine(self.store, self.actor).extraction
             if job == ROUND:
                 result = loop.run_once(force)
                 if result is None:
                     raise MemtuiError(loop.state.last_error or "the round failed")
-            elif job == BACKFILL:
-                result = extraction.backfill(force=force, should_stop=self._should_stop,
-                                             progress=partial(self._post_progress, job))
-            else:
-                result = extraction.consolidate(should_stop=self._should_stop)
-            post(ExtractionFinished(job, result, stopped=getattr(result, "stopped", False)))
-        except MemtuiError as error:
-            post(ExtractionFinished(job, None, error=error.message))
+                return result
+            if job == BACKFILL:
+                return extraction.backfill(force=force, should_stop=self._should_stop,
+                                           progress=self._post_progress)
+            return extraction.consolidate(should_stop=self._should_stop)
+        except MemtuiError:
+            raise
         except Exception as error:  # the app must never die of a job
-            post(ExtractionFinished(job, None, error=f"{error.__class__.__name__}: {error}"))
-
+            raise MemtuiError(f"{error.__class__.__name__}: {error}") from error

@@ -11,27 +11,6 @@ if TYPE_CHECKING:
     from textual.message_pump import MessagePump
 
     from memtui.app.curator import Change, Write
-    from memtui.app.widgets.status import HeaderCounts
-    from memtui.engine.extraction import ConsolidationResult, RoundSummary
-
-
-@dataclass
-class ExtractionProgress(Message):
-    """A running extraction round or backfill reports how far it got."""
-
-    job: str
-    done: int
-    total: int | None
-
-
-@dataclass
-class ExtractionFinished(Message):
-    """A round, a backfill or a consolidation ended (``error`` set when it failed)."""
-
-    job: str
-    result: RoundSummary | ConsolidationResult | None
-    error: str | None = None
-    stopped: bool = False
 
 
 @dataclass
@@ -51,18 +30,3 @@ class WriteRefused(Message):
     error: str
     unchanged: bool = False
     """The engine found nothing to change: not a failure."""
-
-
-@dataclass
-class PurgeFinished(Message):
-    """The purge worker erased ``cleared`` forgets' text; ``purged``: none is left."""
-
-    cleared: int
-    purged: bool
-
-
-@dataclass
-class HeaderRead(Message):
-    """The header worker read the header's counts."""
-
-    counts: HeaderCounts

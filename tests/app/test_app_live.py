@@ -236,8 +236,8 @@ async def test_quit_during_a_backfill_stops_between_transactions(tmp_path: Path)
     first_batch_done = threading.Event()
     post_progress = runner._post_progress
 
-    def hold_after_the_first_batch(job: str, done: int, total: int | None) -> None:
-        post_progress(job, done, total)
+    def hold_after_the_first_batch(done: int, total: int | None) -> None:
+        post_progress(done, total)
         first_batch_done.set()
         runner._stop.wait(HOLD_TIMEOUT_S)  # the app's quit sets it
 

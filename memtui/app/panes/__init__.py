@@ -32,7 +32,7 @@ class PaneSpec(NamedTuple):
 
 PANES: tuple[PaneSpec, ...] = (
     PaneSpec("profile", "Profile", "memtui.app.panes.profile:ProfilePane"),
-    PaneSpec("user", "User", "memtui.app.panes.memories:UserMemoriesPane"),
+    PaneSpec("user", "User", "memtui.app.panes.memories:MemoriesPane"),
     PaneSpec("project", "Project", "memtui.app.panes.memories:ProjectMemoriesPane"),
     PaneSpec("history", "History", "memtui.app.panes.history:HistoryPane"),
     PaneSpec("log", "Log", "memtui.app.panes.extraction_log:ExtractionLogPane"),

@@ -520,30 +520,27 @@ class AgentsPane(ListPane[ItemList["AgentRow"]]):
 
     def _confirm(self, title: str, body: Text, label: str, plan: WritePlan,
                  action: str | None = None) -> None:
-        """Ask before writing ``plan`` (``action``: an entry's, else a row's write)."""
+        """Ask before writing ``plan`` (``action``: an entry's, else a row's write), then
+        write it in a worker."""
         from memtui.app.modals.confirm import ConfirmModal
 
         editor = self._editor if action == "edit" else None
 
+        def write() -> None:
+            from memtui.engine.agents.plans import apply_plan
+
+            apply_plan(plan, True)
+
         def answered(yes: bool | None) -> None:
             if yes:
-                self._apply(plan, action)
+                self.run_job("agents-apply", write, partial(self._written, plan.summary, action),
+                             exclusive=False)
             elif editor is not None:
                 editor.failed("Not written. Change the text and save again, or esc to cancel.")
             elif action is not None:
                 self.memtui.say("Nothing written.", toast=False)
 
         self.app.push_screen(ConfirmModal(title, body, label), answered)
-
-    def _apply(self, plan: WritePlan, action: str | None) -> None:
-        """Write a confirmed plan in a worker (``action``: an entry's, else a row's)."""
-        def write() -> None:
-            from memtui.engine.agents.plans import apply_plan
-
-            apply_plan(plan, True)
-
-        self.run_job("agents-apply", write, partial(self._written, plan.summary, action),
-                     exclusive=False)
 
     def _written(self, summary: str, action: str | None, _result: None,
                  error: str | None) -> None:
@@ -562,55 +559,48 @@ class AgentsPane(ListPane[ItemList["AgentRow"]]):
         # every pane reads again (this one keeps a row's entries open); the inbox is recounted
         self.memtui.store_changed()
 
-    def _chosen_entry(self, action: str) -> tuple[AgentRow, MemoryEntry] | None:
-        """The opened row and its selected entry (on the rows: list the row's entries)."""
-        key = ENTRY_KEYS[action]
+    def _entry_action(self, action: str) -> None:
+        """Plan ``action`` on the opened row's selected entry (an edit: read it for the
+        editor first), then confirm it; on the rows, list the selected row's entries."""
         if self.opened is None:
             row = self.item_list.current()
             if row is None:
                 self.memtui.say("Nothing selected.", severity="warning")
-                return None
-            if row.agent not in AGENTS_WITH_ENTRIES:
+            elif row.agent not in AGENTS_WITH_ENTRIES:
                 self.memtui.say("That works on Claude Code and Gemini CLI entries only.",
                                 severity="warning")
-                return None
-            self._open_row(row)
-            self.memtui.say(f"The row's entries: choose one, then press {key} to {action} it.",
-                            toast=False)
-            return None
-        entry = self.entry_list.current()
+            else:
+                self._open_row(row)
+                self.memtui.say(f"The row's entries: choose one, then press "
+                                f"{ENTRY_KEYS[action]} to {action} it.", toast=False)
+            return
+        row, entry = self.opened, self.entry_list.current()
         if entry is None:
             self.memtui.say("No entry selected." if self.entries is not None else
                             "The entries are still being read.", severity="warning")
-            return None
-        return self.opened, entry
+        elif action != "edit":
+            self._plan_entry(action, row, entry)
+        else:
+            homes = self.homes()
+
+            def read() -> EditSource:
+                from memtui.engine.agents.entries import entry_edit_source
+
+                return entry_edit_source(agent_home(row.agent, homes), entry)
+
+            self.run_job("agents-entry", read, partial(self._edit_read, entry))
 
     def action_forget_entry(self) -> None:
         """``d``: forget the selected entry (after a confirm showing the plan)."""
-        chosen = self._chosen_entry("forget")
-        if chosen is not None:
-            self._plan_entry("forget", *chosen)
+        self._entry_action("forget")
 
     def action_promote_entry(self) -> None:
         """``P``: promote the selected project memory to the user/global tier (confirmed)."""
-        chosen = self._chosen_entry("promote")
-        if chosen is not None:
-            self._plan_entry("promote", *chosen)
+        self._entry_action("promote")
 
     def action_edit_entry(self) -> None:
         """``e``: edit the selected entry's text (an editor, then a confirm with the diff)."""
-        chosen = self._chosen_entry("edit")
-        if chosen is None:
-            return
-        row, entry = chosen
-        homes = self.homes()
-
-        def read() -> EditSource:
-            from memtui.engine.agents.entries import entry_edit_source
-
-            return entry_edit_source(agent_home(row.agent, homes), entry)
-
-        self.run_job("agents-entry", read, partial(self._edit_read, entry))
+        self._entry_action("edit")
 
     def action_back(self) -> None:
         """``esc``: from a row's entries back to the rows."""

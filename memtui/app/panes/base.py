@@ -1,4 +1,5 @@
-"""The base of every pane: an id, a tab title, and ``refresh_data`` to re-read the store.
+"""The base of every pane: an id, a tab title, and ``refresh_data`` to re-read the store;
+``JobRunner``, the thread jobs of the panes and the main screen.
 
 A pane re-reads by one rule: when it is ``stale`` and ``shown`` (two reactives). The app only
 sets them -- ``stale`` when the store or the pane's target changed, ``shown`` when it
@@ -40,14 +41,42 @@ DETAIL_BINDINGS: list[BindingType] = [
 
 @dataclass
 class JobDone(Message):
-    """A pane's thread job (``Pane.run_job``) finished: ``done`` takes its result or error."""
+    """A thread job (``JobRunner.run_job``) finished: ``done`` takes its result or error."""
 
     done: Callable[[Any, str | None], None]
     result: Any = None
     error: str | None = None
 
 
-class Pane(Vertical):
+class JobRunner(Widget):
+    """Runs thread jobs whose results come back on the UI thread (panes, the main screen)."""
+
+    def run_job(self, group: str, job: Callable[[], ResultType],
+                done: Callable[[ResultType | None, str | None], None], *,
+                exclusive: bool = True) -> None:
+        """Run ``job`` in a thread worker of ``group`` (reading files or the store off the UI
+        thread); then ``done(result, None)`` on the UI thread, or ``done(None, why)`` when
+        the job raised a ``MemtuiError`` or ``OSError``. A job a newer one of its
+        ``exclusive`` group replaced calls nothing."""
+        from textual.worker import get_current_worker
+
+        def run() -> None:
+            try:
+                message = JobDone(done, job())
+            except (MemtuiError, OSError) as error:
+                message = JobDone(done, error=str(error))
+            if not get_current_worker().is_cancelled:
+                self.post_message(message)
+
+        self.run_worker(run, thread=True, exclusive=exclusive, group=group, exit_on_error=False)
+
+    @on(JobDone)
+    def _job_done(self, message: JobDone) -> None:
+        message.stop()
+        message.done(message.result, message.error)
+
+
+class Pane(JobRunner, Vertical):
     """One pane of the app: subclasses set ``PANE_ID`` and ``TITLE``, implement
     ``refresh_data``."""
 
@@ -98,30 +127,6 @@ class Pane(Vertical):
         # still mounted may have lost the parts it would read into (it stays stale)
         if self.stale and self.shown and self.is_mounted and self.app.is_running:
             self.refresh_data()
-
-    def run_job(self, group: str, job: Callable[[], ResultType],
-                done: Callable[[ResultType | None, str | None], None], *,
-                exclusive: bool = True) -> None:
-        """Run ``job`` in a thread worker of ``group`` (reading files or the store off the UI
-        thread); then ``done(result, None)`` on the UI thread, or ``done(None, why)`` when
-        the job raised a ``MemtuiError`` or ``OSError``. A job a newer one of its
-        ``exclusive`` group replaced calls nothing."""
-        from textual.worker import get_current_worker
-
-        def run() -> None:
-            try:
-                message = JobDone(done, job())
-            except (MemtuiError, OSError) as error:
-                message = JobDone(done, error=str(error))
-            if not get_current_worker().is_cancelled:
-                self.post_message(message)
-
-        self.run_worker(run, thread=True, exclusive=exclusive, group=group, exit_on_error=False)
-
-    @on(JobDone)
-    def _job_done(self, message: JobDone) -> None:
-        message.stop()
-        message.done(message.result, message.error)
 
     @property
     def memtui(self) -> MemtuiApp:

@@ -10,7 +10,6 @@ from typing import TYPE_CHECKING, ClassVar
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.message import Message
 from textual.widget import Widget
 from textual.widgets import Input, Static
 
@@ -39,26 +38,30 @@ NO_SELECTION = "Select a memory first (the list is empty)."
 
 
 class SearchPrompt(Static):
-    """Stands where the search box goes until the search is first used (``/`` or a click):
-    it looks like the empty box, and the real ``Input`` (a dozen reactives and its own CSS)
-    is made then, not for the first frame."""
+    """Stands where the search box goes until the search is first used (``/`` or a click,
+    which calls ``activate``): it looks like the empty box, and the real ``Input`` (a dozen
+    reactives and its own CSS) is made then, not for the first frame."""
 
     DEFAULT_CSS = """
     SearchPrompt { height: 1; margin: 0 1; background: $surface; color: $text-disabled;
                    text-wrap: nowrap; text-overflow: ellipsis; }
     """
 
-    class Activated(Message):
-        """The prompt was clicked: open the search box."""
+    def __init__(self, activate: Callable[[], object], *, id: str) -> None:
+        super().__init__(SEARCH_PLACEHOLDER, id=id)
+        self._activate = activate
 
     def on_click(self) -> None:
         """A click opens the search box."""
-        self.post_message(self.Activated())
+        self._activate()
 
 
 class MemoriesPane(Pane):
-    """A memory list of one scope. Subclasses set ``SCOPE`` and how the list is chosen."""
+    """The acting user's user-level memories (only they see them); the base of the Project
+    pane, which sets ``SCOPE`` and how the list is chosen."""
 
+    PANE_ID = "user"
+    TITLE = "User"
     SCOPE: ClassVar[str] = "user"
     NO_MEMORIES: ClassVar[str] = ("No memories yet — press n to add one (the extractor "
                                   "writes project memories only)")
@@ -117,7 +120,9 @@ class MemoriesPane(Pane):
     def compose(self) -> ComposeResult:
         """Title line, search box, the list, a preview of the selected memory."""
         yield self._title
-        yield SearchPrompt(SEARCH_PLACEHOLDER, id=f"{self.PANE_ID}-search-prompt")
+        # (the pane opens it: the prompt is removed meanwhile)
+        yield SearchPrompt(partial(self.call_later, self.action_search),
+                           id=f"{self.PANE_ID}-search-prompt")
         yield self.memory_list
         yield self._preview
 
@@ -359,11 +364,6 @@ class MemoriesPane(Pane):
         """Focus the search box."""
         self.screen.set_focus(await self.open_search_box())
 
-    async def on_search_prompt_activated(self, message: SearchPrompt.Activated) -> None:
-        """A click on the search prompt."""
-        message.stop()
-        await self.action_search()
-
     def action_leave_search(self) -> None:
         """Escape: clear the search (when in it) and go back to the list."""
         box = self.search_box
@@ -456,14 +456,6 @@ class MemoriesPane(Pane):
         memory = self._need_memory()
         if memory is not None:
             self.memtui.show_history(memory.id)
-
-
-class UserMemoriesPane(MemoriesPane):
-    """The acting user's user-level memories (only they see them)."""
-
-    PANE_ID = "user"
-    TITLE = "User"
-    SCOPE = "user"
 
 
 class ProjectMemoriesPane(MemoriesPane):

@@ -58,10 +58,7 @@ class KeyBar(ClickableLine[KeyItem]):
         if self._followed is not None and self._followed is not screen:
             self._followed.bindings_updated_signal.unsubscribe(self)
         self._followed = screen
-        screen.bindings_updated_signal.subscribe(self, self._bindings_changed)
-        self.refresh()
-
-    def _bindings_changed(self, _screen: Screen) -> None:
+        screen.bindings_updated_signal.subscribe(self, lambda _screen: self.refresh())
         self.refresh()
 
     def shown_screen(self) -> Screen:
