@@ -263,27 +263,19 @@ def merge_mcp_json(path: Path, text: str | None, action: str,
         entry = {**kept, **_server_entry(extra, command, always_load)}
         if old == entry and text is not None:
             return text, "mcpServers.memtui already set"
-        after = _put_server(path, text, top, servers, entry)
+        after = _put_members(path, text, top, "mcpServers", servers,
+                             {**(servers or {}), SERVER_NAME: entry})
         _check_comments_kept(path, text, after, allow_comments, "add it by hand under "
                              f'"mcpServers": "{SERVER_NAME}": {json.dumps(entry)}')
         return after, "set mcpServers.memtui" + _options_note(_args_of(old), extra) + \
             _dropped_note(dropped)
     if not isinstance(servers, dict) or SERVER_NAME not in servers:
         return (text if text is not None else ""), "no mcpServers.memtui to remove"
-    after = _put_server(path, text, top, servers, None)
+    after = _put_members(path, text, top, "mcpServers", servers,
+                         {name: value for name, value in servers.items() if name != SERVER_NAME})
     _check_comments_kept(path, text, after, allow_comments,
                          f'take "{SERVER_NAME}" out of "mcpServers" by hand')
     return after, "removed mcpServers.memtui"
-
-
-def _put_server(path: Path, text: str | None, top: TopLevel | None,
-                servers: dict[str, Any] | None, entry: dict[str, Any] | None) -> str:
-    """The text with ``mcpServers.memtui`` set to ``entry`` (None: taken out), the rest kept."""
-    rest = {name: value for name, value in (servers or {}).items() if name != SERVER_NAME}
-    if top is None or text is None or not servers or (entry is None and not rest):
-        return _put(path, text, top, "mcpServers",
-                    {**rest, SERVER_NAME: entry} if entry is not None else None)
-    return set_member(text, "mcpServers", SERVER_NAME, entry, str(path), top)
 
 
 def _check_comments_kept(path: Path, before: str | None, after: str, allow_comments: bool,
@@ -435,21 +427,22 @@ def merge_claude_hooks(path: Path, text: str | None, action: str,
         return text, ("memtui hooks already set" if action == INSTALL
                       else "no memtui hooks to remove")
     old_words = next((_shell_words(line) for _event, line in _our_hooks(existing)), [])
-    return _put_hooks(path, text, top, existing, hooks), \
+    return _put_members(path, text, top, "hooks", existing, hooks), \
         ("set the SessionStart, SessionEnd and Stop hooks" + (
             " and the PreToolUse write gate" if gate else "") + _options_note(old_words, extra)
          if action == INSTALL else "removed the memtui hooks")
 
 
-def _put_hooks(path: Path, text: str | None, top: TopLevel | None,
-               existing: dict[str, Any] | None, hooks: dict[str, Any]) -> str:
-    """The text with the ``hooks`` object's changed events set: another event's bytes (the
-    user's own hooks) stay as they were; the whole object when it is new or goes."""
-    if text is None or top is None or not existing or not hooks:
-        return _put(path, text, top, "hooks", hooks or None)
-    for event in (*START_EVENTS, *END_EVENTS, GATE_EVENT):
-        if hooks.get(event) != existing.get(event):
-            text = set_member(text, "hooks", event, hooks.get(event), str(path))
+def _put_members(path: Path, text: str | None, top: TopLevel | None, key: str,
+                 old: dict[str, Any] | None, new: dict[str, Any]) -> str:
+    """The text with the top-level object ``key`` changed from ``old`` to ``new``: only the
+    members that differ set, the others' bytes (the user's own) kept; the whole object when
+    it is new or goes."""
+    if text is None or top is None or not old or not new:
+        return _put(path, text, top, key, new or None)
+    for name in [name for name in {**old, **new} if old.get(name) != new.get(name)]:
+        text = set_member(text, key, name, new.get(name), str(path), top)
+        top = None  # the text changed: scanned again
     return text
 
 
