@@ -60,13 +60,12 @@ INSTALL, UNINSTALL = "install", "uninstall"
 COMMAND = "memtui"
 HOOK_START = "hook session-start"
 HOOK_END = "hook session-end"
-START_EVENTS = ("SessionStart",)
-END_EVENTS = ("SessionEnd", "Stop")
-START_MATCHER = "startup"
-"""Claude Code's SessionStart matcher for a brand-new session."""
-GATE_EVENT = "PreToolUse"
 GATE_MATCHER = "Write|Edit|MultiEdit|NotebookEdit"
 """Claude Code's file-writing tools (MultiEdit before 2.1): the write gate's matcher."""
+HOOK_EVENTS = {"SessionStart": (HOOK_START, "startup"), "SessionEnd": (HOOK_END, None),
+               "Stop": (HOOK_END, None), "PreToolUse": (None, GATE_MATCHER)}
+"""Claude Code's events memtui hooks: (its hook's words, None: the write gate; the matcher,
+``startup``: a brand-new session)."""
 GATE_SCRIPT = ("cli", "gate_hook.py")
 """The gate's program, ``memtui/cli/gate_hook.py``, run by a Python (``-I -S``)."""
 HOOK_TIMEOUT_S = 10
@@ -110,7 +109,7 @@ class SettingsChange:
     extra: tuple[str, ...] = ()
     command: Command = (COMMAND,)
     before_sha256: str | None = None
-    """The SHA-256 of the file's bytes as read (None: no file, or a plan made by hand)."""
+    """The SHA-256 of the file's bytes as read (None: no file)."""
     gate: Command | None = None
     """The write gate's command (Claude Code's hooks; None: no gate)."""
 
@@ -267,8 +266,7 @@ def merge_mcp_json(path: Path, text: str | None, action: str,
                              {**(servers or {}), SERVER_NAME: entry})
         _check_comments_kept(path, text, after, allow_comments, "add it by hand under "
                              f'"mcpServers": "{SERVER_NAME}": {json.dumps(entry)}')
-        return after, "set mcpServers.memtui" + _options_note(_args_of(old), extra) + \
-            _dropped_note(dropped)
+        return after, "set mcpServers.memtui" + _install_notes(old, extra, JSON_TRANSPORT_KEYS)
     if not isinstance(servers, dict) or SERVER_NAME not in servers:
         return (text if text is not None else ""), "no mcpServers.memtui to remove"
     after = _put_members(path, text, top, "mcpServers", servers,
@@ -347,10 +345,13 @@ def _transport_keys(entry: object, keys: frozenset[str]) -> list[str]:
         "type", "stdio")] if isinstance(entry, dict) else []
 
 
-def _dropped_note(keys: list[str]) -> str:
-    """``; drops url, headers (...)`` for the transport keys an install takes out."""
-    return f"; drops {', '.join(keys)} (another transport's; memtui runs as a command)" \
-        if keys else ""
+def _install_notes(old: object, extra: list[str] | None, transport: frozenset[str]) -> str:
+    """What an install over the entry ``old`` changes beyond memtui's keys: the options it
+    replaces (``_options_note``), ``; drops url, headers (...)`` for the transport keys."""
+    keys = _transport_keys(old, transport)
+    return _options_note(_args_of(old), extra) + (
+        f"; drops {', '.join(keys)} (another transport's; memtui runs as a command)"
+        if keys else "")
 
 
 def _options_note(old_words: list[str], extra: list[str] | None) -> str:
@@ -407,17 +408,15 @@ def merge_claude_hooks(path: Path, text: str | None, action: str,
     if existing is None and action == UNINSTALL:
         return (text if text is not None else ""), "no memtui hooks to remove"
     hooks: dict[str, Any] = dict(existing or {})
-    for event in (*START_EVENTS, *END_EVENTS, GATE_EVENT):
+    for event, (which, matcher) in HOOK_EVENTS.items():
         groups = hooks.get(event, [])
         if not isinstance(groups, list):
             raise InvalidInput(f"{path}: hooks.{event} is not a list; nothing written")
         groups = _strip_ours(groups)
-        if action == INSTALL and (event != GATE_EVENT or gate is not None):
-            line = hook_command("", extra, gate) if gate is not None and event == GATE_EVENT \
-                else hook_command(HOOK_START if event in START_EVENTS else HOOK_END, extra, command)
+        program = command if which is not None else gate
+        if action == INSTALL and program is not None:
+            line = hook_command(which or "", extra, program)
             group = {"hooks": [{"type": "command", "command": line, "timeout": HOOK_TIMEOUT_S}]}
-            matcher = GATE_MATCHER if event == GATE_EVENT else \
-                START_MATCHER if event in START_EVENTS else None
             groups.append({"matcher": matcher, **group} if matcher else group)
         if groups:
             hooks[event] = groups
@@ -459,8 +458,7 @@ def merge_codex_toml(path: Path, text: str | None, action: str,
     after, old = merge_server_table(path, source, _server_entry(extra, command), HTTP_KEYS)
     if after == source and old is not None:
         return source, "[mcp_servers.memtui] already set"
-    return after, "set [mcp_servers.memtui]" + _options_note(_args_of(old), extra) + \
-        _dropped_note(_transport_keys(old, HTTP_KEYS))
+    return after, "set [mcp_servers.memtui]" + _install_notes(old, extra, HTTP_KEYS)
 
 
 # ---- plans and writes ------------------------------------------------------------------------
@@ -510,14 +508,9 @@ def _plan_file(agent: str, action: str, what: str, path: Path, root: Path,
 
 def _unchanged_since_read(change: SettingsChange) -> bytes | None:
     """The file's bytes (None: no file); Conflict unless it still holds what the plan read
-    (its bytes' hash, when the plan has it: a large file is not decoded again)."""
+    (its bytes' hash: a large file is not decoded again)."""
     found = _read_bytes(change.path, change.root)
-    if change.before_sha256 is not None:
-        same = found is not None and found[1] == change.before_sha256
-    else:
-        current = _decoded(change.path, found[0]) if found else None
-        same = current == change.before or (current is None and change.before == "")
-    if not same:
+    if (found[1] if found else None) != change.before_sha256:
         raise Conflict(f"{change.path} changed since it was read; nothing written (run again)")
     return found[0] if found else None
 
