@@ -169,10 +169,9 @@ def _targets(agent: str, project: Path | None) -> list[tuple[str, Path, Path]]:
         if project is not None:
             return [("mcp", project / ".mcp.json", project),
                     ("hooks", project / ".claude" / "settings.json", project)]
-        config_dir = _env_path("CLAUDE_CONFIG_DIR")
-        user_file = (config_dir or Path.home()) / ".claude.json"
-        return [("mcp", user_file, user_file.parent),
-                ("hooks", resolve_claude_home() / "settings.json", resolve_claude_home())]
+        user_file = (_env_path("CLAUDE_CONFIG_DIR") or Path.home()) / ".claude.json"
+        home = resolve_claude_home()
+        return [("mcp", user_file, user_file.parent), ("hooks", home / "settings.json", home)]
     if agent == "codex":
         home = project / ".codex" if project is not None else resolve_codex_home()
         return [("toml", home / "config.toml", project or home)]
@@ -193,24 +192,17 @@ SETTINGS_FILES = SafeFiles(problem=SettingsFileProblem, max_bytes=MAX_SETTINGS_B
 
 def read_settings(path: Path, root: Path) -> str | None:
     """The file's text (None when there is none)."""
-    found = _read_bytes(path, root)
-    return _decoded(path, found[0]) if found else None
+    return _read(path, root)[0]
 
 
-def _read_bytes(path: Path, root: Path) -> tuple[bytes, str] | None:
-    """The file's bytes and their SHA-256 (None when there is no file)."""
+def _read(path: Path, root: Path, decode: bool = True
+          ) -> tuple[str | None, bytes | None, str | None]:
+    """The file's text (``decode``), bytes and their SHA-256 (all None: there is no file)."""
     if not os.path.lexists(path):
-        return None
+        return None, None, None
     try:
         data, stamp = SETTINGS_FILES.read_stamped(path, real_root(root))
-    except SettingsFileProblem as error:
-        raise SettingsFileProblem(f"{path}: {error.reason}; nothing written") from None
-    return data, stamp.sha256
-
-
-def _decoded(path: Path, data: bytes) -> str:
-    try:
-        return SETTINGS_FILES.decode_text(data)
+        return (SETTINGS_FILES.decode_text(data) if decode else None), data, stamp.sha256
     except SettingsFileProblem as error:
         raise SettingsFileProblem(f"{path}: {error.reason}; nothing written") from None
 
@@ -489,8 +481,7 @@ def plan(agent: str, action: str, project: str | os.PathLike[str] | None = None,
 def _plan_file(agent: str, action: str, what: str, path: Path, root: Path,
                extra: list[str] | None, command: Command,
                gate: Command | None = None) -> SettingsChange:
-    found = _read_bytes(path, root)
-    before, digest = (_decoded(path, found[0]), found[1]) if found else (None, None)
+    before, _data, digest = _read(path, root)
     if what == "toml":
         after, summary = merge_codex_toml(path, before, action, extra, command)
     elif what == "hooks":
@@ -509,10 +500,10 @@ def _plan_file(agent: str, action: str, what: str, path: Path, root: Path,
 def _unchanged_since_read(change: SettingsChange) -> bytes | None:
     """The file's bytes (None: no file); Conflict unless it still holds what the plan read
     (its bytes' hash: a large file is not decoded again)."""
-    found = _read_bytes(change.path, change.root)
-    if (found[1] if found else None) != change.before_sha256:
+    _text, data, digest = _read(change.path, change.root, decode=False)
+    if digest != change.before_sha256:
         raise Conflict(f"{change.path} changed since it was read; nothing written (run again)")
-    return found[0] if found else None
+    return data
 
 
 def _write_failed(path: Path, error: OSError) -> AgentFileWriteFailed:
