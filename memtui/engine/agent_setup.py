@@ -20,7 +20,7 @@ import stat
 import time
 import tomllib
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -103,15 +103,12 @@ class SettingsChange:
     before: str | None
     after: str
     summary: str
-    what: str = "mcp"
+    what: str
     """Which entries: ``mcp`` (JSON), ``hooks`` (Claude Code's settings) or ``toml``."""
-    action: str = INSTALL
-    extra: tuple[str, ...] = ()
-    command: Command = (COMMAND,)
-    before_sha256: str | None = None
+    before_sha256: str | None
     """The SHA-256 of the file's bytes as read (None: no file)."""
-    gate: Command | None = None
-    """The write gate's command (Claude Code's hooks; None: no gate)."""
+    again: Callable[[], SettingsChange] = field(repr=False, compare=False)
+    """The same change planned again on what the file holds then."""
 
     @property
     def changed(self) -> bool:
@@ -493,8 +490,8 @@ def _plan_file(agent: str, action: str, what: str, path: Path, root: Path,
     if before is None and action == UNINSTALL:
         after = before = ""
         summary = f"no file; {summary}"
-    return SettingsChange(agent, path, root, before, after, summary, what, action,
-                          tuple(extra or ()), command, digest, gate)
+    return SettingsChange(agent, path, root, before, after, summary, what, digest, lambda: (
+        _plan_file(agent, action, what, path, root, extra, command, gate)))
 
 
 def _unchanged_since_read(change: SettingsChange) -> bytes | None:
@@ -594,8 +591,7 @@ def write_with_retry(change: SettingsChange, attempts: int = MAX_WRITE_ATTEMPTS,
                                "again when the agent is idle") from None
         sleep(wait)
         wait *= 2
-        change = _plan_file(change.agent, change.action, change.what, change.path,
-                            change.root, list(change.extra), change.command, change.gate)
+        change = change.again()
     raise AssertionError("unreachable")
 
 
