@@ -146,12 +146,6 @@ Command = tuple[str, ...]
 DEFAULT_COMMAND: Command = (COMMAND,)
 
 
-def hook_command(which: str, extra: list[str] | None = None,
-                 command: Command = DEFAULT_COMMAND) -> str:
-    """The shell command a Claude Code hook runs (every word quoted for a shell)."""
-    return shlex.join([*command, *(extra or []), *which.split()])
-
-
 # ---- where the files are ---------------------------------------------------------------------
 
 
@@ -251,18 +245,18 @@ def merge_mcp_json(path: Path, text: str | None, action: str,
         entry = {**kept, **_server_entry(extra, command, always_load)}
         if old == entry and text is not None:
             return text, "mcpServers.memtui already set"
-        after = _put_members(path, text, top, "mcpServers", servers,
-                             {**(servers or {}), SERVER_NAME: entry})
-        _check_comments_kept(path, text, after, allow_comments, "add it by hand under "
-                             f'"mcpServers": "{SERVER_NAME}": {json.dumps(entry)}')
-        return after, "set mcpServers.memtui" + _install_notes(old, extra, JSON_TRANSPORT_KEYS)
-    if not isinstance(servers, dict) or SERVER_NAME not in servers:
+        new = {**(servers or {}), SERVER_NAME: entry}
+        by_hand = f'add it by hand under "mcpServers": "{SERVER_NAME}": {json.dumps(entry)}'
+        summary = "set mcpServers.memtui" + _install_notes(old, extra, JSON_TRANSPORT_KEYS)
+    elif SERVER_NAME not in (servers or {}):
         return (text if text is not None else ""), "no mcpServers.memtui to remove"
-    after = _put_members(path, text, top, "mcpServers", servers,
-                         {name: value for name, value in servers.items() if name != SERVER_NAME})
-    _check_comments_kept(path, text, after, allow_comments,
-                         f'take "{SERVER_NAME}" out of "mcpServers" by hand')
-    return after, "removed mcpServers.memtui"
+    else:
+        new = {name: value for name, value in (servers or {}).items() if name != SERVER_NAME}
+        by_hand = f'take "{SERVER_NAME}" out of "mcpServers" by hand'
+        summary = "removed mcpServers.memtui"
+    after = _put_members(path, text, top, "mcpServers", servers, new)
+    _check_comments_kept(path, text, after, allow_comments, by_hand)
+    return after, summary
 
 
 def _check_comments_kept(path: Path, before: str | None, after: str, allow_comments: bool,
@@ -404,7 +398,7 @@ def merge_claude_hooks(path: Path, text: str | None, action: str,
         groups = _strip_ours(groups)
         program = command if which is not None else gate
         if action == INSTALL and program is not None:
-            line = hook_command(which or "", extra, program)
+            line = shlex.join([*program, *(extra or []), *(which or "").split()])  # quoted
             group = {"hooks": [{"type": "command", "command": line, "timeout": HOOK_TIMEOUT_S}]}
             groups.append({"matcher": matcher, **group} if matcher else group)
         if groups:
