@@ -55,6 +55,7 @@ from memtui.engine.safe_files import (
 )
 from memtui.engine.sessions import check_agent
 from memtui.errors import AgentFileWriteFailed, Conflict, InvalidInput, UnsafePath
+from memtui.jsonable import JsonMixin
 
 INSTALL, UNINSTALL = "install", "uninstall"
 COMMAND = "memtui"
@@ -609,18 +610,16 @@ def codex_home_for_worker(explicit: str | os.PathLike[str] | None = None) -> Pat
 
 
 @dataclass(frozen=True)
-class InstalledEntry:
+class InstalledEntry(JsonMixin):
     """One memtui entry in an agent's settings (``mcp`` or a hook) and its command's check."""
 
-    agent: str
-    path: Path
+    path: str
     what: str
     check: CommandCheck
 
     def to_json(self) -> dict[str, Any]:
-        """``{agent, path, what, command, ok, problem}``."""
-        return {"agent": self.agent, "path": str(self.path), "what": self.what,
-                **self.check.to_json()}
+        """``{path, what, command, ok, problem}``."""
+        return {"path": self.path, "what": self.what, **self.check.to_json()}
 
 
 def _entries_in(what: str, text: str, allow_comments: bool
@@ -673,5 +672,5 @@ def installed_entries(agent: str, project: str | os.PathLike[str] | None = None,
             check = checks[program]
             if store_problem and check.ok:
                 check = CommandCheck(program, store_problem)
-            entries.append(InstalledEntry(agent, path, kind, check))
+            entries.append(InstalledEntry(str(path), kind, check))
     return entries
