@@ -255,9 +255,8 @@ def plan_entry(action: str, agent: str, home: str | os.PathLike[str], entry: Mem
                               "lists (e edits the index)")
     if action == ACTION_FORGET:
         return curation.plan_forget(home_path, entry.path)
-    if agent == AGENT_GEMINI:
-        return curation.plan_promote_gemini(home_path, entry.path)
-    return curation.plan_promote_claude(home_path, entry.path)
+    return (curation.plan_promote_gemini if agent == AGENT_GEMINI
+            else curation.plan_promote_claude)(home_path, entry.path)
 
 
 def plan_row(action: str, row: AgentRow, home: Path, extra: bool = False) -> WritePlan:
