@@ -38,6 +38,7 @@ from memtui.engine.model_phase import (
     cap_reason,
     conversation_for,
     retry_at,
+    spend,
 )
 from memtui.engine.redaction import redact
 from memtui.engine.review_rules import PENDING, status_for_new
@@ -46,7 +47,7 @@ from memtui.engine.tasks import QuotaStatus, read_quota
 from memtui.engine.validation import check_limit, clean_text
 from memtui.errors import InvalidInput, MemtuiError, TransactionLost
 from memtui.jsonable import JsonMixin
-from memtui.store.model_ledger import TaskDetail, UsageRow, UsageTotal
+from memtui.store.model_ledger import TaskDetail, UsageTotal
 from memtui.store.models import (
     EXTRACTED_OUTCOMES,
     DedupeRow,
@@ -410,11 +411,8 @@ class ExtractionApi(EngineArea):
         if stop is None and (failure is None or failure.kind != "config"):
             spent = (answer.tokens_in, answer.tokens_out) if answer else \
                 (failure.tokens_in, failure.tokens_out) if failure else (0, 0)
-            with self._store.transaction():  # the tokens count even if the write fails
-                self._store.model_ledger.add_usage(UsageRow(
-                    self.actor, EXTRACT, self._round_id, task.id, task.project, model,
-                    spent[0], spent[1], failure.kind if failure else "answered",
-                    self._store.now()))
+            spend(self._store, self.actor, EXTRACT, self._round_id, task.id, task.project,
+                  model, spent, failure.kind if failure else "answered")
         with self._store.transaction():
             now = self._store.now()
             row = self._store.tasks.scan_row(task.id) if self._store.tasks.claim([task.id]) \
