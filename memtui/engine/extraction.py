@@ -45,7 +45,7 @@ from memtui.engine.review_rules import PENDING, status_for_new
 from memtui.engine.settings import MODE_SETTING, MODEL_MODE, load_settings
 from memtui.engine.tasks import QuotaStatus, read_quota
 from memtui.engine.validation import check_limit, clean_text
-from memtui.errors import InvalidInput, MemtuiError, TransactionLost
+from memtui.errors import InvalidInput, TransactionLost
 from memtui.jsonable import JsonMixin
 from memtui.store.model_ledger import TaskDetail, UsageTotal
 from memtui.store.models import (
@@ -183,7 +183,7 @@ class _Batch:
     now: str
     settings: dict[str, Any]
     quota: QuotaStatus | Exception | None = None
-    writable: dict[str, bool] = field(default_factory=dict)
+    writable: set[str] = field(default_factory=set)
     model_tasks: list[Task] = field(default_factory=list)
 
 
@@ -344,13 +344,8 @@ class ExtractionApi(EngineArea):
 
     def _check_writable(self, project: str, context: _Batch) -> None:
         if project not in context.writable:
-            try:
-                perm.writable_project(self._store, project, self.actor)
-                context.writable[project] = True
-            except MemtuiError:
-                context.writable[project] = False
-        if not context.writable[project]:
-            perm.writable_project(self._store, project, self.actor)  # raises the right error
+            perm.writable_project(self._store, project, self.actor)  # raises when it is not
+            context.writable.add(project)
 
     def _extract(self, task: Task, context: _Batch) -> tuple[str, str]:
         self._check_writable(task.project, context)
