@@ -482,7 +482,7 @@ class ExtractionApi(EngineArea):
         detail = summary.to_json() | {"forced": summary.forced, "kind": kind,
                                       "stopped": summary.stopped}
         with self._store.transaction():
-            self._store.audit.append(self.actor, "auto_memory_run", self.actor, detail)
+            self._append_audit("auto_memory_run", self.actor, **detail)
 
     def log(self, limit: int = 50, *, after: PageCursor | None = None,
             before: PageCursor | None = None) -> list[LogEntry]:
@@ -567,8 +567,7 @@ class ExtractionApi(EngineArea):
             for _scope, rows in scopes:
                 for old, new in duplicate_pairs(rows):
                     self._store.memories.mark_superseded(old, new, now)
-                    self._store.audit.append(self.actor, "memory_superseded", old,
-                                             {"new_id": new, "reason": "consolidation"})
+                    self._append_audit("memory_superseded", old, new_id=new, reason="consolidation")
                     pairs.append((old, new))
             record = ConsolidationResult(id=self._store.new_id("cons"), superseded=tuple(pairs),
                                          scopes=tuple(name for name, _rows in scopes))
@@ -577,8 +576,8 @@ class ExtractionApi(EngineArea):
             self._store.recall.insert_consolidation(ConsolidationRecord(
                 id=record.id, user=self.actor, kind="dedupe",
                 outcome="superseded" if pairs else "nothing_to_do", detail=detail, at=now))
-            self._store.audit.append(self.actor, "memories_consolidated", record.id,
-                                     {"count": record.count, "scopes": len(scopes)})
+            self._append_audit("memories_consolidated", record.id, count=record.count,
+                               scopes=len(scopes))
         settings = load_settings(self._store, self.actor)
         if settings[MODE_SETTING] != MODEL_MODE:
             return record

@@ -263,8 +263,7 @@ class SettingsApi(EngineArea):
             explicit = _explicit_settings(self._store, actor)
             explicit.update(checked)
             self._store.settings.save(actor, explicit, self._store.now())
-            self._store.audit.append(actor, "settings_updated", actor,
-                                     {"keys": sorted(checked)})
+            self._append_audit("settings_updated", actor, keys=sorted(checked))
         return DEFAULTS | explicit
 
     def update(self, **changes: Any) -> dict[str, Any]:

@@ -192,9 +192,7 @@ class TaskApi(EngineArea):
                         created_at=self._store.now())
             self._store.tasks.insert(task, source_ref)
             if self._engine.client is not None:  # an agent recorded it: say which one
-                self._store.audit.append(self.actor, "task_recorded", task.id,
-                                         self._engine.audit_detail({"source": source,
-                                                                    "project": project}))
+                self._append_audit("task_recorded", task.id, source=source, project=project)
             for from_task, message in followups:
                 self.add_followup(task.id, from_task, message)
             if external_context and external_tool:
@@ -247,7 +245,7 @@ class TaskApi(EngineArea):
             task = visible_task(self._store, task_id, self.actor)
             perm.writable_project(self._store, task.project, self.actor)
             self._store.tasks.update_flags(task_id, changes)
-            self._store.audit.append(self.actor, "task_flags_set", task_id, dict(changes))
+            self._append_audit("task_flags_set", task_id, **changes)
             updated = self._store.tasks.get(task_id)
         assert updated is not None
         return updated
@@ -260,8 +258,7 @@ class TaskApi(EngineArea):
         with self._store.transaction():
             self._store.identity.ensure_user(self.actor)
             self._store.tasks.set_quota(self.actor, value, self._store.now())
-            self._store.audit.append(self.actor, "quota_set", self.actor,
-                                     {"limit_usd": value, "unlimited": unlimited})
+            self._append_audit("quota_set", self.actor, limit_usd=value, unlimited=unlimited)
             return read_quota(self._store, self.actor)
 
     def quota_status(self) -> QuotaStatus:
