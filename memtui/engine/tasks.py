@@ -43,11 +43,6 @@ class QuotaUnreadable(StoreError, code="quota_unreadable"):
     """The quota row or the month's spend cannot be read as numbers."""
 
 
-def task_not_found(task_id: str) -> NotFound:
-    """The one answer for a missing task and one the actor may not see."""
-    return NotFound(f"task {str(task_id)[:80]!r} not found")
-
-
 def can_see_task(store: StoreBackend, task: Task, user_id: str) -> bool:
     """Own tasks, and tasks of projects the user can read."""
     return task.user == user_id or perm.READ in perm.permissions(store, task.project, user_id)
@@ -57,7 +52,7 @@ def visible_task(store: StoreBackend, task_id: object, user_id: str) -> Task:
     """The task if the user may see it; NotFound otherwise (same answer as missing)."""
     task = store.tasks.get(task_id) if isinstance(task_id, str) else None
     if task is None or not can_see_task(store, task, user_id):
-        raise task_not_found(str(task_id))
+        raise NotFound(f"task {str(task_id)[:80]!r} not found")
     return task
 
 
@@ -204,9 +199,7 @@ class TaskApi(EngineArea):
     def find_by_source_ref(self, source: str, source_ref: str) -> Task | None:
         """The actor's own task recorded from (source, source_ref), or None (for importers)."""
         task = self._store.tasks.find_by_source_ref(self.actor, source, source_ref)
-        if task is None or not can_see_task(self._store, task, self.actor):
-            return None
-        return task
+        return task if task is not None and can_see_task(self._store, task, self.actor) else None
 
     def get_task(self, task_id: str) -> Task:
         """One visible task (NotFound otherwise)."""
