@@ -40,6 +40,7 @@ CHECKPOINT_ATTEMPT_MS = 100
 SQLITE_HEADER = b"SQLite format 3\x00"
 _PAGE_SIZE_OFFSET = 16
 _PAGE_COUNT_OFFSET = 28
+_STAYED_BUSY = "the database stayed busy"
 
 
 _CONNECTION_SERIALS = itertools.count(1)
@@ -205,10 +206,6 @@ class Store(StoreBackend):
         return TransactionLost(f"{self.path}: SQLite rolled the transaction back when one "
                                "of its statements failed; nothing it wrote was kept")
 
-    def execute(self, sql: str, params: Any = ()) -> sqlite3.Cursor:
-        """Run one statement on this thread's connection."""
-        return self.conn.execute(sql, params)
-
     def _close_connections(self) -> None:
         with self._lock:
             self._closed = True
@@ -235,7 +232,7 @@ class Store(StoreBackend):
             finally:
                 self._local.depth -= 1
             return
-        self._begin(conn, "BEGIN IMMEDIATE")
+        self._while_busy(conn, "BEGIN IMMEDIATE", sqlite3.OperationalError, _STAYED_BUSY)
         self._local.depth = 1
         self._local.writing = True
         try:
@@ -260,7 +257,7 @@ class Store(StoreBackend):
         if self._local.depth > 0 or conn.in_transaction:
             yield conn
             return
-        self._begin(conn, "BEGIN")
+        self._while_busy(conn, "BEGIN", sqlite3.OperationalError, _STAYED_BUSY)
         self._local.depth = 1
         try:
             yield conn
@@ -268,9 +265,6 @@ class Store(StoreBackend):
             self._local.depth = 0
             with contextlib.suppress(sqlite3.Error):
                 conn.execute("COMMIT")
-
-    def _begin(self, conn: sqlite3.Connection, statement: str) -> None:
-        self._while_busy(conn, statement, sqlite3.OperationalError, "the database stayed busy")
 
     def _while_busy(self, conn: sqlite3.Connection, statement: str, caught: type[sqlite3.Error],
                     failure: str, roll_back: bool = False) -> None:
@@ -336,8 +330,7 @@ class Store(StoreBackend):
         try:
             while True:
                 try:
-                    row = conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
-                    if row is not None and row[0] == 0:
+                    if self.checkpoint():
                         return True  # truncated (a write after it adds only new frames)
                 except sqlite3.OperationalError as error:
                     if not _is_busy(error):

@@ -96,9 +96,7 @@ def table_columns(store: Store, table: str) -> list[str]:
 
 def row_number(store: Store, table: str) -> str:
     """The column that numbers a table's rows in insertion order (``rowid`` on SQLite)."""
-    if store.dialect.is_sqlite:
-        return "rowid"
-    return "seq" if table in SEQ_TABLES else "rowid"
+    return "seq" if table in SEQ_TABLES and not store.dialect.is_sqlite else "rowid"
 
 
 def dump_rows(store: Store, table: str, *, user: str | None = None) -> Iterator[dict[str, Any]]:

@@ -106,9 +106,9 @@ class RecallRepository(Repository):
         for phrase in phrases:
             count = counts.get((fts_table, phrase))
             if count is None:
-                count = int(self._store.execute(
+                count = self._count(
                     f"SELECT count(*) FROM (SELECT rowid FROM {fts_table} WHERE {fts_table} "
-                    "MATCH ? LIMIT ?)", (phrase, RANK_BUDGET + 1)).fetchone()[0])
+                    "MATCH ? LIMIT ?)", (phrase, RANK_BUDGET + 1))
                 if stamp is not None and len(counts) < COUNT_CACHE_SIZE:
                     counts[fts_table, phrase] = count
             found.append(count)
