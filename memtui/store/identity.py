@@ -83,12 +83,8 @@ class IdentityRepository(Repository):
 
     def get_profile(self, user_id: str) -> Profile | None:
         """The user's profile, or None."""
-        row = self._store.execute(
-            f"SELECT {_PROFILE_COLUMNS} FROM profiles WHERE user_id = ?", (user_id,)).fetchone()
-        if not row:
-            return None
-        return Profile(user_id=row[0], display_name=row[1], timezone=row[2],
-                       preferences=json.loads(row[3]), updated_at=row[4])
+        return self._one(lambda row: Profile(row[0], row[1], row[2], json.loads(row[3]), row[4]),
+                         f"SELECT {_PROFILE_COLUMNS} FROM profiles WHERE user_id = ?", (user_id,))
 
     def save_profile(self, profile: Profile) -> None:
         """Write the whole profile row."""

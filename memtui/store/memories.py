@@ -7,15 +7,18 @@ from typing import TYPE_CHECKING, Any
 
 from memtui.store.dialect import marks, qualified
 from memtui.store.fts_levels import keep_levels_bounded
-from memtui.store.memory_rows import MEMORY_COLUMNS, row_to_memory
 from memtui.store.models import Memory, MemoryFilter, PageCursor
 from memtui.store.paging import keyset_page, position_page
-from memtui.store.repository import Repository, row_values
+from memtui.store.repository import Repository, columns_of, row_maker, row_values
 from memtui.store.search_terms import fts_query, narrowing_matcher
 
 if TYPE_CHECKING:
     from memtui.store.search_pages import SearchPages
 
+MEMORY_COLUMNS = columns_of(Memory)
+"""The memories columns a ``Memory`` is made of, in the order of its fields."""
+row_to_memory = row_maker(Memory)
+"""A memories row (in MEMORY_COLUMNS order, then any other columns) as a Memory."""
 _M_COLUMNS = qualified(MEMORY_COLUMNS, "m")
 _INSERT = (f"INSERT INTO memories({MEMORY_COLUMNS}, goal_key, replaces) "
            f"VALUES ({marks(MEMORY_COLUMNS.split(','))}, ?, ?)")

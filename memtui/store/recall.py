@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from memtui.jsonable import JsonMixin
 from memtui.store.dialect import marks, qualified
-from memtui.store.memory_rows import MEMORY_COLUMNS, row_to_memory
+from memtui.store.memories import MEMORY_COLUMNS, row_to_memory
 from memtui.store.models import BundleDocument, Interaction, Memory, Task
 from memtui.store.paging import rows_in_order
 from memtui.store.repository import Repository, row_maker, row_values

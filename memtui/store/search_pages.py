@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from memtui.store.memory_rows import row_to_memory
+from memtui.store.memories import row_to_memory
 from memtui.store.models import Memory, MemoryFilter, PageCursor
 from memtui.store.paging import keyset_page, rows_in_order
 
