@@ -223,8 +223,7 @@ class MemoryRepository(Repository):
         page = keyset_page("m.created_at", "m.id", after, before)
         sql = (f"SELECT {_M_COLUMNS} FROM memories m "
                f"WHERE {' AND '.join((*clauses, *page.clauses))} ORDER BY {page.order} LIMIT ?")
-        rows = self._store.execute(sql, (*params, *page.params, limit)).fetchall()
-        return page.in_list_order([row_to_memory(row) for row in rows])
+        return page.in_list_order(self._all(row_to_memory, sql, (*params, *page.params, limit)))
 
     def list_at(self, flt: MemoryFilter, offset: int, limit: int, *,
                 from_end: bool = False) -> list[Memory]:
@@ -236,8 +235,8 @@ class MemoryRepository(Repository):
         page = position_page("m.created_at", "m.id", from_end)
         sql = (f"SELECT {_M_COLUMNS} FROM memories m WHERE {' AND '.join(clauses)} "
                f"ORDER BY {page.order} LIMIT ? OFFSET ?")
-        rows = self._store.execute(sql, (*params, limit, max(0, offset))).fetchall()
-        return page.in_list_order([row_to_memory(row) for row in rows])
+        return page.in_list_order(self._all(row_to_memory, sql,
+                                            (*params, limit, max(0, offset))))
 
     def count(self, flt: MemoryFilter) -> int:
         """How many rows the list holds."""

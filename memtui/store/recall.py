@@ -290,9 +290,8 @@ class RecallRepository(Repository):
 
     def get_bundle(self, bundle_id: str) -> BundleSummary | None:
         """One bundle's summary, or None."""
-        rows = self._store.execute(self._BUNDLE_SELECT + "WHERE b.id = ?",
-                                   (bundle_id,)).fetchall()
-        found = self._summaries(rows)
+        found = self._summaries(self._store.execute(self._BUNDLE_SELECT + "WHERE b.id = ?",
+                                                    (bundle_id,)).fetchall())
         return found[0] if found else None
 
     def visible_bundles(self, owner: str, projects: Sequence[str],

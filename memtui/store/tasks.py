@@ -86,10 +86,9 @@ class TaskRepository(Repository):
         """Tasks by id, in the order asked (missing ids left out)."""
         if not task_ids:
             return []
-        rows = self._store.execute(
-            f"SELECT {TASK_COLUMNS} FROM tasks WHERE id IN ({marks(task_ids)})",
-            tuple(task_ids)).fetchall()
-        found = {row[0]: row_to_task(row) for row in rows}
+        found = {task.id: task for task in self._all(
+            row_to_task, f"SELECT {TASK_COLUMNS} FROM tasks WHERE id IN ({marks(task_ids)})",
+            tuple(task_ids))}
         return [found[task_id] for task_id in task_ids if task_id in found]
 
     def find_by_source_ref(self, user_id: str, source: str, source_ref: str) -> Task | None:
@@ -183,20 +182,18 @@ class TaskRepository(Repository):
                  before: PageCursor | None = None) -> list[LogEntry]:
         """A page of the user's log, most recent scan first, by keyset (cursor: ``at``, task id)."""
         page = keyset_page("at", "task_id", after, before)
-        rows = self._store.execute(
-            f"SELECT {_LOG_COLUMNS} FROM extraction_log "
+        return page.in_list_order(self._all(
+            _row_to_log, f"SELECT {_LOG_COLUMNS} FROM extraction_log "
             f"WHERE {' AND '.join(('user_id = ?', *page.clauses))} "
-            f"ORDER BY {page.order} LIMIT ?", (user_id, *page.params, limit)).fetchall()
-        return page.in_list_order([_row_to_log(row) for row in rows])
+            f"ORDER BY {page.order} LIMIT ?", (user_id, *page.params, limit)))
 
     def log_at(self, user_id: str, offset: int, limit: int, *,
                from_end: bool = False) -> list[LogEntry]:
         """A page of the user's log by position (``from_end``: counted from the bottom)."""
         page = position_page("at", "task_id", from_end)
-        rows = self._store.execute(
-            f"SELECT {_LOG_COLUMNS} FROM extraction_log WHERE user_id = ? "
-            f"ORDER BY {page.order} LIMIT ? OFFSET ?", (user_id, limit, max(0, offset))).fetchall()
-        return page.in_list_order([_row_to_log(row) for row in rows])
+        return page.in_list_order(self._all(
+            _row_to_log, f"SELECT {_LOG_COLUMNS} FROM extraction_log WHERE user_id = ? "
+            f"ORDER BY {page.order} LIMIT ? OFFSET ?", (user_id, limit, max(0, offset))))
 
     def count_log_rows(self, user_id: str) -> int:
         """How many log rows the user has."""
