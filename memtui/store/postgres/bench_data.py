@@ -19,15 +19,19 @@ LOADED_TABLES = ("memories", "tasks", "extraction_log")
 """The tables a generated store fills with many rows (their secondary indexes wait)."""
 
 
-def copy_rows(conn: psycopg.Connection[Any], table: str, rows: Iterable[Sequence[Any]]) -> None:
-    """``COPY table(columns) FROM STDIN`` of rows given as tuples in the table's
-    ``ROW_COLUMNS`` order."""
-    names = [name.strip() for name in ROW_COLUMNS[table].split(",")]
+def copy_rows(conn: psycopg.Connection[Any], table: str, rows: Iterable[Sequence[Any]],
+              columns: str | None = None) -> int:
+    """``COPY table(columns) FROM STDIN`` of ``rows`` (``columns``: by default the table's
+    ``ROW_COLUMNS``); returns how many were sent."""
+    names = [name.strip() for name in (columns or ROW_COLUMNS[table]).split(",")]
     statement = sql.SQL("COPY {} ({}) FROM STDIN").format(
         sql.Identifier(table), sql.SQL(", ").join(sql.Identifier(n) for n in names))
+    sent = 0
     with conn.cursor() as cursor, cursor.copy(statement) as copy:
         for row in rows:  # psycopg escapes each value and sends the rows in blocks
             copy.write_row(row)
+            sent += 1
+    return sent
 
 
 def secondary_indexes(conn: psycopg.Connection[Any], table: str) -> list[tuple[str, str]]:
