@@ -9,11 +9,9 @@ from typing import TYPE_CHECKING, Any
 
 from memtui.errors import StoreError
 from memtui.jsonable import JsonMixin
-from memtui.store.fts_levels import keep_levels_bounded
 
 if TYPE_CHECKING:
     from memtui.store.backend import StoreBackend as Store
-    from memtui.store.database import Store as SqliteStore
 
 EXPORT_TABLES = ("users", "projects", "project_members", "profiles", "memories",
                  "forgotten_sources", "audit", "user_settings", "tasks", "task_followups",
@@ -376,40 +374,3 @@ class VacuumResult(JsonMixin):
     done: tuple[str, ...]
     pending: str | None = None
 
-
-def _bytes_on_disk(store: SqliteStore) -> int:
-    try:
-        size = store.path.stat().st_size
-    except OSError as error:
-        raise StoreError(f"{store.path}: cannot read the file's size ({error.strerror})") from None
-    return size + store.purge_backlog_bytes()
-
-
-def vacuum(store: SqliteStore, full: bool) -> VacuumResult:
-    """``Store.vacuum`` on SQLite: merge each full-text index into one segment, rebuild the
-    file (``VACUUM``; ``secure_delete`` zeroes the freed pages), truncate the log."""
-    before = _bytes_on_disk(store)
-    with store.transaction():
-        for table in FTS_TABLES:
-            store.execute(f"INSERT INTO {table}({table}) VALUES ('optimize')")
-            keep_levels_bounded(store, table)
-    # VACUUM builds the new file as a temporary database: on disk, not in memory (where it
-    # would hold a whole copy of the store).
-    temp_store = int(store.execute("PRAGMA temp_store").fetchone()[0])
-    store.execute("PRAGMA temp_store = FILE")
-    try:
-        store.execute("VACUUM")
-    except sqlite3.OperationalError as error:
-        raise StoreError(f"{store.path}: VACUUM failed ({error})") from None
-    finally:
-        store.execute(f"PRAGMA temp_store = {temp_store}")
-    done = ["merged the full-text indexes (the words of deleted rows are gone from them)",
-            "rebuilt the database file (VACUUM)"]
-    pending = None
-    if store.purge_deleted(VACUUM_WAL_WAIT_S):
-        done.append("truncated the write-ahead log")
-    else:
-        pending = (f"another connection holds a read transaction, so {store.path.name}-wal "
-                   "still holds older copies of pages; run it again once it lets go")
-    return VacuumResult(full=full, bytes_before=before, bytes_after=_bytes_on_disk(store),
-                        done=tuple(done), pending=pending)
