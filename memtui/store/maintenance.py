@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from memtui.errors import StoreError
 from memtui.jsonable import JsonMixin
+from memtui.store.dialect import marks
 
 if TYPE_CHECKING:
     from memtui.store.backend import StoreBackend as Store
@@ -191,10 +192,9 @@ def load_row(store: Store, table: str, row: dict[str, Any], *, skip_existing: bo
     if unknown:
         raise ValueError(f"unknown columns for {table}: {', '.join(sorted(unknown))}")
     names = [c for c in columns if c in row]
-    into = f"{table}({', '.join(names)}) VALUES ({', '.join('?' for _ in names)})"
+    into = f"{table}({', '.join(names)}) VALUES ({marks(names)})"
     sql = store.dialect.insert_ignore(into) if skip_existing else f"INSERT INTO {into}"
-    cursor = store.execute(sql, [row[c] for c in names])
-    return bool(cursor.rowcount > 0)
+    return store.execute(sql, [row[c] for c in names]).rowcount > 0
 
 
 def defer_foreign_keys(store: Store) -> None:
@@ -249,12 +249,9 @@ def fts_integrity(store: Store) -> list[str]:
 
 def rebuild_fts(store: Store) -> None:
     """Rebuild every full-text index from its content table."""
-    if not store.dialect.is_sqlite:
-        for table in ("memories", "tasks", "interactions"):
-            store.execute(f"REINDEX INDEX {table}_fts")
-        return
-    for table in FTS_TABLES:
-        store.execute(f"INSERT INTO {table}({table}) VALUES ('rebuild')")
+    for table in FTS_TABLES:  # PostgreSQL's GIN indexes have the same names
+        store.execute(f"INSERT INTO {table}({table}) VALUES ('rebuild')"
+                      if store.dialect.is_sqlite else f"REINDEX INDEX {table}")
 
 
 def chain_problems(store: Store) -> list[str]:
