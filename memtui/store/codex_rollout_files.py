@@ -6,7 +6,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from memtui.store.dialect import upsert
-from memtui.store.repository import Repository, row_values
+from memtui.store.repository import Repository, row_maker, row_values
 
 _COLUMNS = 'path, size, mtime_ns, "offset", state, outcome'
 
@@ -28,12 +28,9 @@ class RolloutFileRepository(Repository):
 
     def for_user(self, user_id: str) -> dict[str, RolloutFileRow]:
         """Every file row of one user, by path."""
-        rows = self._store.execute(
-            f"SELECT {_COLUMNS} FROM codex_rollout_files WHERE user_id = ?",
-            (user_id,)).fetchall()
-        return {str(row[0]): RolloutFileRow(str(row[0]), int(row[1]), int(row[2]),
-                                            int(row[3]), str(row[4]), str(row[5]))
-                for row in rows}
+        return {row.path: row for row in self._all(
+            row_maker(RolloutFileRow), f"SELECT {_COLUMNS} FROM codex_rollout_files "
+            "WHERE user_id = ?", (user_id,))}
 
     def save(self, user_id: str, rows: Iterable[RolloutFileRow]) -> None:
         """Insert or replace rows (call inside a transaction)."""

@@ -441,9 +441,7 @@ def _recorded_versions(conn: sqlite3.Connection) -> set[int] | None:
 
 def _skipped_versions(conn: sqlite3.Connection, version: int) -> frozenset[int]:
     """Migrations numbered below the file's version that it never ran (they run on opening)."""
-    if version == 0:
-        return frozenset()
-    recorded = _recorded_versions(conn)
+    recorded = _recorded_versions(conn) if version else None
     if recorded is None:
         return frozenset()
     return frozenset(number for number, _script in MIGRATIONS

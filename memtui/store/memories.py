@@ -164,8 +164,7 @@ class MemoryRepository(Repository):
         # Unlink first so no surviving row points into the deleted set.
         self._store.execute(
             f"UPDATE memories SET superseded_by = NULL WHERE superseded_by IN ({in_list})", ids)
-        cursor = self._store.execute(f"DELETE FROM memories WHERE id IN ({in_list})", ids)
-        return cursor.rowcount
+        return self._store.execute(f"DELETE FROM memories WHERE id IN ({in_list})", ids).rowcount
 
     def merge_fulltext(self) -> None:
         """A bounded full-text index merge after a forget (nothing on PostgreSQL)."""
