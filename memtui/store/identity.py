@@ -47,11 +47,10 @@ class IdentityRepository(Repository):
 
     def projects_for(self, user_id: str) -> list[tuple[Project, str]]:
         """Projects the user is a member of, with the role, by id."""
-        rows = self._store.execute(
-            f"SELECT {qualified(_PROJECT_COLUMNS, 'p')}, m.role "
-            "FROM project_members m JOIN projects p ON p.id = m.project_id "
-            "WHERE m.user_id = ? ORDER BY p.id", (user_id,)).fetchall()
-        return [(_project(row), row[-1]) for row in rows]
+        return self._all(lambda row: (_project(row), row[-1]),
+                         f"SELECT {qualified(_PROJECT_COLUMNS, 'p')}, m.role "
+                         "FROM project_members m JOIN projects p ON p.id = m.project_id "
+                         "WHERE m.user_id = ? ORDER BY p.id", (user_id,))
 
     def chosen_projects(self, user_id: str) -> list[Project]:
         """Projects the user made or accepted a membership of, by id."""

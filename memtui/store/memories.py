@@ -75,11 +75,10 @@ class MemoryRepository(Repository):
                     limit: int) -> list[tuple[Memory, str | None]]:
         """Pending memories ``user_id`` may see, oldest first, with what each would replace."""
         clauses, params = self._pending_where(user_id, source)
-        rows = self._store.execute(
-            f"SELECT {_M_COLUMNS}, m.replaces FROM memories m"
-            f"{self._store.dialect.indexed_by('memories_pending')} "
-            f"WHERE {clauses} ORDER BY m.created_at, m.id LIMIT ?", (*params, limit)).fetchall()
-        return [(row_to_memory(row), row[-1]) for row in rows]
+        return self._all(lambda row: (row_to_memory(row), row[-1]),
+                         f"SELECT {_M_COLUMNS}, m.replaces FROM memories m"
+                         f"{self._store.dialect.indexed_by('memories_pending')} "
+                         f"WHERE {clauses} ORDER BY m.created_at, m.id LIMIT ?", (*params, limit))
 
     def count_pending(self, user_id: str, source: str | None = None) -> int:
         """How many pending memories ``user_id`` may see."""

@@ -361,16 +361,16 @@ class RecallRepository(Repository):
 
     def consolidations(self, user_id: str, limit: int) -> list[ConsolidationRecord]:
         """The user's consolidation records, newest first."""
-        rows = self._store.execute(
+        return self._all(
+            lambda row: ConsolidationRecord(row[0], row[1], row[2], row[3], _object(row[4]), row[5]),
             "SELECT id, user_id, kind, outcome, detail, at FROM consolidations "
-            "WHERE user_id = ? ORDER BY at DESC, seq DESC LIMIT ?", (user_id, limit)).fetchall()
-        out = []
-        for row in rows:
-            try:
-                detail = json.loads(row[4])
-            except (TypeError, ValueError, RecursionError):
-                detail = {}
-            out.append(ConsolidationRecord(id=row[0], user=row[1], kind=row[2], outcome=row[3],
-                                           detail=detail if isinstance(detail, dict) else {},
-                                           at=row[5]))
-        return out
+            "WHERE user_id = ? ORDER BY at DESC, seq DESC LIMIT ?", (user_id, limit))
+
+
+def _object(text: str) -> dict[str, Any]:
+    """A stored JSON object (anything else, or text that is not JSON: empty)."""
+    try:
+        value = json.loads(text)
+    except (TypeError, ValueError, RecursionError):
+        return {}
+    return value if isinstance(value, dict) else {}
