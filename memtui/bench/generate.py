@@ -449,7 +449,7 @@ def generate_pg_store(url: str, n: int = DEFAULT_SIZE, seed: int = DEFAULT_SEED,
             for chunk in _Generator(n, seed).chunks(progress):
                 with load.transaction():
                     for table, rows in chunk.items():
-                        load.rows(table, rows)
+                        pg_bench_data.copy_rows(load, table, rows)
         counts = bench_data.table_counts(store)
         location = store.location
     finally:

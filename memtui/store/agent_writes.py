@@ -5,8 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from memtui.store.dialect import marks
-from memtui.store.repository import Repository, columns_of, row_values
+from memtui.store.repository import Repository, columns_of, row_maker
 
 
 @dataclass(frozen=True)
@@ -29,6 +28,7 @@ class AgentWrite:
 
 
 COLUMNS = columns_of(AgentWrite)
+_write = row_maker(AgentWrite)
 
 
 class AgentWriteRepository(Repository):
@@ -36,32 +36,26 @@ class AgentWriteRepository(Repository):
 
     def add(self, row: AgentWrite) -> None:
         """Insert a held write (call inside a transaction)."""
-        values = row_values(row)
-        self._store.execute(f"INSERT INTO agent_writes({COLUMNS}) VALUES ({marks(values)})",
-                            values)
+        self._insert("agent_writes", row)
 
     def get(self, user_id: str, write_id: str) -> AgentWrite | None:
         """One of the user's held writes, or None."""
-        row = self._store.execute(f"SELECT {COLUMNS} FROM agent_writes WHERE user_id = ? AND "
-                                  "id = ?", (user_id, write_id)).fetchone()
-        return AgentWrite(*row) if row else None
+        return self._one(_write, f"SELECT {COLUMNS} FROM agent_writes WHERE user_id = ? AND "
+                         "id = ?", (user_id, write_id))
 
     def list_for(self, user_id: str, limit: int) -> list[AgentWrite]:
         """The user's held writes, oldest first."""
-        rows = self._store.execute(f"SELECT {COLUMNS} FROM agent_writes WHERE user_id = ? "
-                                   "ORDER BY created_at, id LIMIT ?", (user_id, limit))
-        return [AgentWrite(*row) for row in rows.fetchall()]
+        return self._all(_write, f"SELECT {COLUMNS} FROM agent_writes WHERE user_id = ? "
+                         "ORDER BY created_at, id LIMIT ?", (user_id, limit))
 
     def count_for(self, user_id: str) -> int:
         """How many writes the user has waiting."""
-        return int(self._store.execute("SELECT count(*) FROM agent_writes WHERE user_id = ?",
-                                       (user_id,)).fetchone()[0])
+        return self._count("SELECT count(*) FROM agent_writes WHERE user_id = ?", (user_id,))
 
     def waiting_for(self, user_id: str, path: str) -> list[AgentWrite]:
         """The user's held writes of one file, oldest first."""
-        rows = self._store.execute(f"SELECT {COLUMNS} FROM agent_writes WHERE user_id = ? AND "
-                                   "path = ? ORDER BY created_at, id", (user_id, path))
-        return [AgentWrite(*row) for row in rows.fetchall()]
+        return self._all(_write, f"SELECT {COLUMNS} FROM agent_writes WHERE user_id = ? AND "
+                         "path = ? ORDER BY created_at, id", (user_id, path))
 
     def rebase(self, write_id: str, content: str, base_sha256: str | None, diff: str,
                at: str) -> None:

@@ -23,8 +23,6 @@ class AuditRepository(Repository):
 
     def list_for(self, actor: str, limit: int) -> list[AuditEntry]:
         """The actor's entries, newest first."""
-        rows = self._store.execute(
-            "SELECT seq, at, actor, action, target, detail FROM audit WHERE actor = ? "
-            "ORDER BY seq DESC LIMIT ?", (actor, limit)).fetchall()
-        return [AuditEntry(seq=r[0], at=r[1], actor=r[2], action=r[3], target=r[4],
-                           detail=json.loads(r[5])) for r in rows]
+        return self._all(lambda r: AuditEntry(r[0], r[1], r[2], r[3], r[4], json.loads(r[5])),
+                         "SELECT seq, at, actor, action, target, detail FROM audit WHERE actor = ? "
+                         "ORDER BY seq DESC LIMIT ?", (actor, limit))

@@ -8,7 +8,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 from memtui.store.dialect import marks
-from memtui.store.memory_rows import MEMORY_COLUMNS
+from memtui.store.memories import MEMORY_COLUMNS
 
 if TYPE_CHECKING:
     from memtui.store.backend import StoreBackend
@@ -27,13 +27,6 @@ _FTS_TABLES = {"memories": "memories_fts", "tasks": "tasks_fts"}
 _BULK_CACHE_KIB = 262_144
 
 
-def _fts_triggers(store: Store, table: str) -> list[tuple[str, str]]:
-    rows = store.execute(
-        "SELECT name, sql FROM sqlite_master WHERE type = 'trigger' AND tbl_name = ? "
-        "AND name LIKE ? ORDER BY name", (table, f"{_FTS_TABLES[table]}%")).fetchall()
-    return [(row[0], row[1]) for row in rows]
-
-
 @contextlib.contextmanager
 def bulk_load(store: Store, tables: Sequence[str] = ("memories", "tasks")) -> Iterator[None]:
     """Load rows fast into a new store: full-text triggers off, back (with one rebuild) after."""
@@ -46,7 +39,9 @@ def bulk_load(store: Store, tables: Sequence[str] = ("memories", "tasks")) -> It
     triggers: dict[str, list[tuple[str, str]]] = {}
     with store.transaction():
         for table in tables:
-            triggers[table] = _fts_triggers(store, table)
+            triggers[table] = store.execute(
+                "SELECT name, sql FROM sqlite_master WHERE type = 'trigger' AND tbl_name = ? "
+                "AND name LIKE ? ORDER BY name", (table, f"{_FTS_TABLES[table]}%")).fetchall()
             for name, _sql in triggers[table]:
                 store.execute(f'DROP TRIGGER "{name}"')
     try:

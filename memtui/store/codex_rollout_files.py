@@ -6,7 +6,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from memtui.store.dialect import upsert
-from memtui.store.repository import Repository
+from memtui.store.repository import Repository, row_maker, row_values
 
 _COLUMNS = 'path, size, mtime_ns, "offset", state, outcome'
 
@@ -28,25 +28,20 @@ class RolloutFileRepository(Repository):
 
     def for_user(self, user_id: str) -> dict[str, RolloutFileRow]:
         """Every file row of one user, by path."""
-        rows = self._store.execute(
-            f"SELECT {_COLUMNS} FROM codex_rollout_files WHERE user_id = ?",
-            (user_id,)).fetchall()
-        return {str(row[0]): RolloutFileRow(str(row[0]), int(row[1]), int(row[2]),
-                                            int(row[3]), str(row[4]), str(row[5]))
-                for row in rows}
+        return {row.path: row for row in self._all(
+            row_maker(RolloutFileRow), f"SELECT {_COLUMNS} FROM codex_rollout_files "
+            "WHERE user_id = ?", (user_id,))}
 
     def save(self, user_id: str, rows: Iterable[RolloutFileRow]) -> None:
         """Insert or replace rows (call inside a transaction)."""
         now = self._store.now()
         self._store.conn.executemany(
             upsert("codex_rollout_files", f"user_id, {_COLUMNS}, read_at", "user_id, path"),
-            [(user_id, row.path, row.size, row.mtime_ns, row.offset, row.state, row.outcome,
-              now) for row in rows])
+            [(user_id, *row_values(row), now) for row in rows])
 
     def path_with(self, user_id: str, fragment: str) -> str | None:
         """The path of one of the user's read rollout files whose path holds ``fragment``
         (a thread id), or None."""
-        row = self._store.execute(
+        return self._text(
             "SELECT path FROM codex_rollout_files WHERE user_id = ? AND path LIKE ? LIMIT 1",
-            (user_id, f"%{fragment.replace('%', '').replace('_', '')}%")).fetchone()
-        return str(row[0]) if row else None
+            (user_id, f"%{fragment.replace('%', '').replace('_', '')}%"))

@@ -21,6 +21,7 @@ from memtui.errors import PermissionDenied, QueryInterrupted, StoreError, Transa
 from memtui.private_files import OTHERS_READ, create_private_file, make_private_folder
 from memtui.store.backend import StoreBackend, ThreadState
 from memtui.store.dialect import POSTGRESQL, SQLITE
+from memtui.store.fts_levels import keep_levels_bounded
 from memtui.store.ids import IdFactory
 from memtui.store.postgres.adapter import is_postgres_url
 from memtui.store.schema import APPLICATION_ID, LATEST_VERSION, MIGRATIONS
@@ -40,6 +41,7 @@ CHECKPOINT_ATTEMPT_MS = 100
 SQLITE_HEADER = b"SQLite format 3\x00"
 _PAGE_SIZE_OFFSET = 16
 _PAGE_COUNT_OFFSET = 28
+_STAYED_BUSY = "the database stayed busy"
 
 
 _CONNECTION_SERIALS = itertools.count(1)
@@ -205,10 +207,6 @@ class Store(StoreBackend):
         return TransactionLost(f"{self.path}: SQLite rolled the transaction back when one "
                                "of its statements failed; nothing it wrote was kept")
 
-    def execute(self, sql: str, params: Any = ()) -> sqlite3.Cursor:
-        """Run one statement on this thread's connection."""
-        return self.conn.execute(sql, params)
-
     def _close_connections(self) -> None:
         with self._lock:
             self._closed = True
@@ -235,7 +233,7 @@ class Store(StoreBackend):
             finally:
                 self._local.depth -= 1
             return
-        self._begin(conn, "BEGIN IMMEDIATE")
+        self._while_busy(conn, "BEGIN IMMEDIATE", sqlite3.OperationalError, _STAYED_BUSY)
         self._local.depth = 1
         self._local.writing = True
         try:
@@ -260,7 +258,7 @@ class Store(StoreBackend):
         if self._local.depth > 0 or conn.in_transaction:
             yield conn
             return
-        self._begin(conn, "BEGIN")
+        self._while_busy(conn, "BEGIN", sqlite3.OperationalError, _STAYED_BUSY)
         self._local.depth = 1
         try:
             yield conn
@@ -268,9 +266,6 @@ class Store(StoreBackend):
             self._local.depth = 0
             with contextlib.suppress(sqlite3.Error):
                 conn.execute("COMMIT")
-
-    def _begin(self, conn: sqlite3.Connection, statement: str) -> None:
-        self._while_busy(conn, statement, sqlite3.OperationalError, "the database stayed busy")
 
     def _while_busy(self, conn: sqlite3.Connection, statement: str, caught: type[sqlite3.Error],
                     failure: str, roll_back: bool = False) -> None:
@@ -308,14 +303,48 @@ class Store(StoreBackend):
         return int(self.conn.execute("PRAGMA user_version").fetchone()[0])
 
     def vacuum(self, full: bool = False) -> VacuumResult:
-        """``maintenance.vacuum`` (``full`` changes nothing); refused on a read-only store."""
-        from memtui.store.maintenance import vacuum
+        """Merge each full-text index into one segment, rebuild the file (``VACUUM``;
+        ``secure_delete`` zeroes the freed pages), truncate the log (``full`` changes nothing);
+        refused on a read-only store."""
+        from memtui.store.maintenance import FTS_TABLES, VACUUM_WAL_WAIT_S, VacuumResult
 
         if self.read_only:
             raise StoreError(f"{self.path}: {READ_ONLY_REASON}")
         if self.conn.in_transaction or self._local.depth > 0:
             raise StoreError(f"{self.path}: cannot vacuum inside a transaction")
-        return vacuum(self, full)
+        before = self._bytes_on_disk()
+        with self.transaction():
+            for table in FTS_TABLES:
+                self.execute(f"INSERT INTO {table}({table}) VALUES ('optimize')")
+                keep_levels_bounded(self, table)
+        # VACUUM builds the new file as a temporary database: on disk, not in memory (where it
+        # would hold a whole copy of the store).
+        temp_store = int(self.execute("PRAGMA temp_store").fetchone()[0])
+        self.execute("PRAGMA temp_store = FILE")
+        try:
+            self.execute("VACUUM")
+        except sqlite3.OperationalError as error:
+            raise StoreError(f"{self.path}: VACUUM failed ({error})") from None
+        finally:
+            self.execute(f"PRAGMA temp_store = {temp_store}")
+        done = ["merged the full-text indexes (the words of deleted rows are gone from them)",
+                "rebuilt the database file (VACUUM)"]
+        pending = None
+        if self.purge_deleted(VACUUM_WAL_WAIT_S):
+            done.append("truncated the write-ahead log")
+        else:
+            pending = (f"another connection holds a read transaction, so {self.path.name}-wal "
+                       "still holds older copies of pages; run it again once it lets go")
+        return VacuumResult(full=full, bytes_before=before, bytes_after=self._bytes_on_disk(),
+                            done=tuple(done), pending=pending)
+
+    def _bytes_on_disk(self) -> int:
+        try:
+            size = self.path.stat().st_size
+        except OSError as error:
+            raise StoreError(f"{self.path}: cannot read the file's size "
+                             f"({error.strerror})") from None
+        return size + self.purge_backlog_bytes()
 
     def checkpoint(self) -> bool:
         """Fold the WAL into the main file and truncate it. False if readers prevented it."""
@@ -336,8 +365,7 @@ class Store(StoreBackend):
         try:
             while True:
                 try:
-                    row = conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
-                    if row is not None and row[0] == 0:
+                    if self.checkpoint():
                         return True  # truncated (a write after it adds only new frames)
                 except sqlite3.OperationalError as error:
                     if not _is_busy(error):
@@ -413,9 +441,7 @@ def _recorded_versions(conn: sqlite3.Connection) -> set[int] | None:
 
 def _skipped_versions(conn: sqlite3.Connection, version: int) -> frozenset[int]:
     """Migrations numbered below the file's version that it never ran (they run on opening)."""
-    if version == 0:
-        return frozenset()
-    recorded = _recorded_versions(conn)
+    recorded = _recorded_versions(conn) if version else None
     if recorded is None:
         return frozenset()
     return frozenset(number for number, _script in MIGRATIONS

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import json
 
-from memtui.store.dialect import marks, qualified, upsert
+from memtui.store.dialect import qualified, upsert
 from memtui.store.models import Membership, Profile, Project, User
-from memtui.store.repository import Repository, row_values
+from memtui.store.repository import Repository, columns_of, row_maker
 
-_PROJECT_COLUMNS = "id, name, root_path, summary, created_by, created_at"
-"""The projects columns, in the order of ``Project``'s fields."""
+_PROJECT_COLUMNS = columns_of(Project)
+_project = row_maker(Project)
 _PROFILE_COLUMNS = "user_id, display_name, timezone, preferences, updated_at"
 
 
@@ -18,9 +18,8 @@ class IdentityRepository(Repository):
 
     def get_user(self, user_id: str) -> User | None:
         """One user, or None."""
-        row = self._store.execute(
-            "SELECT id, display_name, created_at FROM users WHERE id = ?", (user_id,)).fetchone()
-        return User(*row) if row else None
+        return self._one(row_maker(User), f"SELECT {columns_of(User)} FROM users WHERE id = ?",
+                         (user_id,))
 
     def ensure_user(self, user_id: str, display_name: str | None = None) -> User:
         """Create the user if missing (its profile too) and return it."""
@@ -39,39 +38,31 @@ class IdentityRepository(Repository):
 
     def get_project(self, project_id: str) -> Project | None:
         """One project, or None."""
-        row = self._store.execute(
-            f"SELECT {_PROJECT_COLUMNS} FROM projects WHERE id = ?", (project_id,)).fetchone()
-        return Project(*row) if row else None
+        return self._one(_project, f"SELECT {_PROJECT_COLUMNS} FROM projects WHERE id = ?",
+                         (project_id,))
 
     def insert_project(self, project: Project) -> None:
         """Insert a new project row."""
-        values = row_values(project)
-        self._store.execute(f"INSERT INTO projects({_PROJECT_COLUMNS}) VALUES ({marks(values)})",
-                            values)
+        self._insert("projects", project)
 
     def projects_for(self, user_id: str) -> list[tuple[Project, str]]:
         """Projects the user is a member of, with the role, by id."""
-        rows = self._store.execute(
-            f"SELECT {qualified(_PROJECT_COLUMNS, 'p')}, m.role "
-            "FROM project_members m JOIN projects p ON p.id = m.project_id "
-            "WHERE m.user_id = ? ORDER BY p.id", (user_id,)).fetchall()
-        return [(Project(*row[:6]), row[6]) for row in rows]
+        return self._all(lambda row: (_project(row), row[-1]),
+                         f"SELECT {qualified(_PROJECT_COLUMNS, 'p')}, m.role "
+                         "FROM project_members m JOIN projects p ON p.id = m.project_id "
+                         "WHERE m.user_id = ? ORDER BY p.id", (user_id,))
 
     def chosen_projects(self, user_id: str) -> list[Project]:
         """Projects the user made or accepted a membership of, by id."""
-        rows = self._store.execute(
-            f"SELECT {qualified(_PROJECT_COLUMNS, 'p')} "
-            "FROM project_members m JOIN projects p ON p.id = m.project_id "
-            "WHERE m.user_id = ? AND (m.accepted = 1 OR p.created_by = m.user_id) "
-            "ORDER BY p.id", (user_id,)).fetchall()
-        return [Project(*row) for row in rows]
+        return self._all(_project, f"SELECT {qualified(_PROJECT_COLUMNS, 'p')} "
+                         "FROM project_members m JOIN projects p ON p.id = m.project_id "
+                         "WHERE m.user_id = ? AND (m.accepted = 1 OR p.created_by = m.user_id) "
+                         "ORDER BY p.id", (user_id,))
 
     def role(self, project_id: str, user_id: str) -> str | None:
         """The user's role in the project, or None for a non-member."""
-        row = self._store.execute(
-            "SELECT role FROM project_members WHERE project_id = ? AND user_id = ?",
-            (project_id, user_id)).fetchone()
-        return row[0] if row else None
+        return self._text("SELECT role FROM project_members WHERE project_id = ? AND user_id = ?",
+                          (project_id, user_id))
 
     def set_role(self, project_id: str, user_id: str, role: str) -> None:
         """Insert or change a membership."""
@@ -86,19 +77,13 @@ class IdentityRepository(Repository):
 
     def members(self, project_id: str) -> list[Membership]:
         """A project's memberships, by user."""
-        rows = self._store.execute(
-            "SELECT project_id, user_id, role FROM project_members WHERE project_id = ? "
-            "ORDER BY user_id", (project_id,)).fetchall()
-        return [Membership(*row) for row in rows]
+        return self._all(row_maker(Membership), f"SELECT {columns_of(Membership)} FROM "
+                         "project_members WHERE project_id = ? ORDER BY user_id", (project_id,))
 
     def get_profile(self, user_id: str) -> Profile | None:
         """The user's profile, or None."""
-        row = self._store.execute(
-            f"SELECT {_PROFILE_COLUMNS} FROM profiles WHERE user_id = ?", (user_id,)).fetchone()
-        if not row:
-            return None
-        return Profile(user_id=row[0], display_name=row[1], timezone=row[2],
-                       preferences=json.loads(row[3]), updated_at=row[4])
+        return self._one(lambda row: Profile(row[0], row[1], row[2], json.loads(row[3]), row[4]),
+                         f"SELECT {_PROFILE_COLUMNS} FROM profiles WHERE user_id = ?", (user_id,))
 
     def save_profile(self, profile: Profile) -> None:
         """Write the whole profile row."""

@@ -9,11 +9,10 @@ from typing import TYPE_CHECKING, Any
 
 from memtui.errors import StoreError
 from memtui.jsonable import JsonMixin
-from memtui.store.fts_levels import keep_levels_bounded
+from memtui.store.dialect import marks
 
 if TYPE_CHECKING:
     from memtui.store.backend import StoreBackend as Store
-    from memtui.store.database import Store as SqliteStore
 
 EXPORT_TABLES = ("users", "projects", "project_members", "profiles", "memories",
                  "forgotten_sources", "audit", "user_settings", "tasks", "task_followups",
@@ -96,9 +95,7 @@ def table_columns(store: Store, table: str) -> list[str]:
 
 def row_number(store: Store, table: str) -> str:
     """The column that numbers a table's rows in insertion order (``rowid`` on SQLite)."""
-    if store.dialect.is_sqlite:
-        return "rowid"
-    return "seq" if table in SEQ_TABLES else "rowid"
+    return "seq" if table in SEQ_TABLES and not store.dialect.is_sqlite else "rowid"
 
 
 def dump_rows(store: Store, table: str, *, user: str | None = None) -> Iterator[dict[str, Any]]:
@@ -195,10 +192,9 @@ def load_row(store: Store, table: str, row: dict[str, Any], *, skip_existing: bo
     if unknown:
         raise ValueError(f"unknown columns for {table}: {', '.join(sorted(unknown))}")
     names = [c for c in columns if c in row]
-    into = f"{table}({', '.join(names)}) VALUES ({', '.join('?' for _ in names)})"
+    into = f"{table}({', '.join(names)}) VALUES ({marks(names)})"
     sql = store.dialect.insert_ignore(into) if skip_existing else f"INSERT INTO {into}"
-    cursor = store.execute(sql, [row[c] for c in names])
-    return bool(cursor.rowcount > 0)
+    return store.execute(sql, [row[c] for c in names]).rowcount > 0
 
 
 def defer_foreign_keys(store: Store) -> None:
@@ -253,12 +249,9 @@ def fts_integrity(store: Store) -> list[str]:
 
 def rebuild_fts(store: Store) -> None:
     """Rebuild every full-text index from its content table."""
-    if not store.dialect.is_sqlite:
-        for table in ("memories", "tasks", "interactions"):
-            store.execute(f"REINDEX INDEX {table}_fts")
-        return
-    for table in FTS_TABLES:
-        store.execute(f"INSERT INTO {table}({table}) VALUES ('rebuild')")
+    for table in FTS_TABLES:  # PostgreSQL's GIN indexes have the same names
+        store.execute(f"INSERT INTO {table}({table}) VALUES ('rebuild')"
+                      if store.dialect.is_sqlite else f"REINDEX INDEX {table}")
 
 
 def chain_problems(store: Store) -> list[str]:
@@ -378,40 +371,3 @@ class VacuumResult(JsonMixin):
     done: tuple[str, ...]
     pending: str | None = None
 
-
-def _bytes_on_disk(store: SqliteStore) -> int:
-    try:
-        size = store.path.stat().st_size
-    except OSError as error:
-        raise StoreError(f"{store.path}: cannot read the file's size ({error.strerror})") from None
-    return size + store.purge_backlog_bytes()
-
-
-def vacuum(store: SqliteStore, full: bool) -> VacuumResult:
-    """``Store.vacuum`` on SQLite: merge each full-text index into one segment, rebuild the
-    file (``VACUUM``; ``secure_delete`` zeroes the freed pages), truncate the log."""
-    before = _bytes_on_disk(store)
-    with store.transaction():
-        for table in FTS_TABLES:
-            store.execute(f"INSERT INTO {table}({table}) VALUES ('optimize')")
-            keep_levels_bounded(store, table)
-    # VACUUM builds the new file as a temporary database: on disk, not in memory (where it
-    # would hold a whole copy of the store).
-    temp_store = int(store.execute("PRAGMA temp_store").fetchone()[0])
-    store.execute("PRAGMA temp_store = FILE")
-    try:
-        store.execute("VACUUM")
-    except sqlite3.OperationalError as error:
-        raise StoreError(f"{store.path}: VACUUM failed ({error})") from None
-    finally:
-        store.execute(f"PRAGMA temp_store = {temp_store}")
-    done = ["merged the full-text indexes (the words of deleted rows are gone from them)",
-            "rebuilt the database file (VACUUM)"]
-    pending = None
-    if store.purge_deleted(VACUUM_WAL_WAIT_S):
-        done.append("truncated the write-ahead log")
-    else:
-        pending = (f"another connection holds a read transaction, so {store.path.name}-wal "
-                   "still holds older copies of pages; run it again once it lets go")
-    return VacuumResult(full=full, bytes_before=before, bytes_after=_bytes_on_disk(store),
-                        done=tuple(done), pending=pending)

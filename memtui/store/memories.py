@@ -7,15 +7,18 @@ from typing import TYPE_CHECKING, Any
 
 from memtui.store.dialect import marks, qualified
 from memtui.store.fts_levels import keep_levels_bounded
-from memtui.store.memory_rows import MEMORY_COLUMNS, row_to_memory
 from memtui.store.models import Memory, MemoryFilter, PageCursor
 from memtui.store.paging import keyset_page, position_page
-from memtui.store.repository import Repository, row_values
+from memtui.store.repository import Repository, columns_of, row_maker, row_values
 from memtui.store.search_terms import fts_query, narrowing_matcher
 
 if TYPE_CHECKING:
     from memtui.store.search_pages import SearchPages
 
+MEMORY_COLUMNS = columns_of(Memory)
+"""The memories columns a ``Memory`` is made of, in the order of its fields."""
+row_to_memory = row_maker(Memory)
+"""A memories row (in MEMORY_COLUMNS order, then any other columns) as a Memory."""
 _M_COLUMNS = qualified(MEMORY_COLUMNS, "m")
 _INSERT = (f"INSERT INTO memories({MEMORY_COLUMNS}, goal_key, replaces) "
            f"VALUES ({marks(MEMORY_COLUMNS.split(','))}, ?, ?)")
@@ -31,9 +34,8 @@ class MemoryRepository(Repository):
     # single rows
     def get(self, memory_id: str) -> Memory | None:
         """One memory by id (no visibility check: the engine does that)."""
-        row = self._store.execute(
-            f"SELECT {MEMORY_COLUMNS} FROM memories WHERE id = ?", (memory_id,)).fetchone()
-        return row_to_memory(row) if row else None
+        return self._one(row_to_memory, f"SELECT {MEMORY_COLUMNS} FROM memories WHERE id = ?",
+                         (memory_id,))
 
     def insert(self, memory: Memory, goal_key: str | None = None,
                replaces: str | None = None) -> None:
@@ -54,13 +56,11 @@ class MemoryRepository(Repository):
     # review (pending memories)
     def replaces(self, memory_id: str) -> str | None:
         """The memory a pending correction would supersede (None for a plain new one)."""
-        row = self._store.execute("SELECT replaces FROM memories WHERE id = ?",
-                                  (memory_id,)).fetchone()
-        return row[0] if row else None
+        return self._text("SELECT replaces FROM memories WHERE id = ?", (memory_id,))
 
     def chain_head(self, memory_id: str) -> str | None:
         """The newest version of ``memory_id``'s chain (None: no such memory)."""
-        row = self._store.execute(
+        return self._text(
             """
             WITH RECURSIVE newer(id, depth) AS (
                 SELECT id, 0 FROM memories WHERE id = ?
@@ -69,25 +69,23 @@ class MemoryRepository(Repository):
                     WHERE m.superseded_by IS NOT NULL AND n.depth < ?
             )
             SELECT id FROM newer ORDER BY depth DESC LIMIT 1
-            """, (memory_id, MAX_CHAIN_STEPS)).fetchone()
-        return row[0] if row else None
+            """, (memory_id, MAX_CHAIN_STEPS))
 
     def pending_for(self, user_id: str, source: str | None,
                     limit: int) -> list[tuple[Memory, str | None]]:
         """Pending memories ``user_id`` may see, oldest first, with what each would replace."""
         clauses, params = self._pending_where(user_id, source)
-        rows = self._store.execute(
-            f"SELECT {_M_COLUMNS}, m.replaces FROM memories m"
-            f"{self._store.dialect.indexed_by('memories_pending')} "
-            f"WHERE {clauses} ORDER BY m.created_at, m.id LIMIT ?", (*params, limit)).fetchall()
-        return [(row_to_memory(row), row[-1]) for row in rows]
+        return self._all(lambda row: (row_to_memory(row), row[-1]),
+                         f"SELECT {_M_COLUMNS}, m.replaces FROM memories m"
+                         f"{self._store.dialect.indexed_by('memories_pending')} "
+                         f"WHERE {clauses} ORDER BY m.created_at, m.id LIMIT ?", (*params, limit))
 
     def count_pending(self, user_id: str, source: str | None = None) -> int:
         """How many pending memories ``user_id`` may see."""
         clauses, params = self._pending_where(user_id, source)
-        return int(self._store.execute(
+        return self._count(
             f"SELECT count(*) FROM memories m{self._store.dialect.indexed_by('memories_pending')} "
-            f"WHERE {clauses}", params).fetchone()[0])
+            f"WHERE {clauses}", params)
 
     @staticmethod
     def _pending_where(user_id: str, source: str | None) -> tuple[str, list[Any]]:
@@ -104,10 +102,8 @@ class MemoryRepository(Repository):
         """Pending corrections that would replace any of these memories."""
         if not memory_ids:
             return []
-        rows = self._store.execute(
-            f"SELECT id FROM memories WHERE replaces IN ({marks(memory_ids)}) "
-            "AND status = 'pending'", tuple(memory_ids)).fetchall()
-        return [row[0] for row in rows]
+        return self._texts(f"SELECT id FROM memories WHERE replaces IN ({marks(memory_ids)}) "
+                           "AND status = 'pending'", tuple(memory_ids))
 
     def activate(self, memory_id: str, content: str, kind: str, at: str) -> None:
         """A pending memory becomes active (approved), with its text as approved."""
@@ -135,34 +131,28 @@ class MemoryRepository(Repository):
     def unused(self, flt: MemoryFilter, before: str, limit: int, scan: int) -> list[Memory]:
         """The list's memories last used (or made) before ``before``, among its ``scan`` newest."""
         clauses, params = self._where(flt)
-        rows = self._store.execute(
+        return self._all(
+            row_to_memory,
             f"SELECT * FROM (SELECT {_M_COLUMNS} FROM memories m WHERE {' AND '.join(clauses)} "
             "AND m.created_at < ? ORDER BY m.created_at DESC, m.id DESC LIMIT ?) AS s "
             "WHERE coalesce(s.last_used_at, s.created_at) < ? "
-            "ORDER BY s.created_at DESC, s.id DESC LIMIT ?",
-            (*params, before, scan, before, limit)).fetchall()
-        return [row_to_memory(row) for row in rows]
+            "ORDER BY s.created_at DESC, s.id DESC LIMIT ?", (*params, before, scan, before, limit))
 
     def goal_key(self, memory_id: str) -> str | None:
         """The normalised goal an auto memory was extracted for."""
-        row = self._store.execute("SELECT goal_key FROM memories WHERE id = ?",
-                                  (memory_id,)).fetchone()
-        return row[0] if row else None
+        return self._text("SELECT goal_key FROM memories WHERE id = ?", (memory_id,))
 
     # chains
     def chain_ids(self, memory_id: str) -> list[str]:
         """Every id connected to this memory by supersede links (both directions)."""
-        rows = self._store.execute(self._store.dialect.chain_walk, (memory_id,)).fetchall()
-        return [row[0] for row in rows]
+        return self._texts(self._store.dialect.chain_walk, (memory_id,))
 
     def get_many(self, memory_ids: Sequence[str]) -> list[Memory]:
         """Memories by id, oldest first (ties by id)."""
         if not memory_ids:
             return []
-        rows = self._store.execute(
-            f"SELECT {MEMORY_COLUMNS} FROM memories WHERE id IN ({marks(memory_ids)}) "
-            "ORDER BY created_at, id", tuple(memory_ids)).fetchall()
-        return [row_to_memory(row) for row in rows]
+        return self._all(row_to_memory, f"SELECT {MEMORY_COLUMNS} FROM memories WHERE id IN "
+                         f"({marks(memory_ids)}) ORDER BY created_at, id", tuple(memory_ids))
 
     def delete_many(self, memory_ids: Sequence[str]) -> int:
         """Physically delete memories (their full-text rows go by trigger)."""
@@ -173,8 +163,7 @@ class MemoryRepository(Repository):
         # Unlink first so no surviving row points into the deleted set.
         self._store.execute(
             f"UPDATE memories SET superseded_by = NULL WHERE superseded_by IN ({in_list})", ids)
-        cursor = self._store.execute(f"DELETE FROM memories WHERE id IN ({in_list})", ids)
-        return cursor.rowcount
+        return self._store.execute(f"DELETE FROM memories WHERE id IN ({in_list})", ids).rowcount
 
     def merge_fulltext(self) -> None:
         """A bounded full-text index merge after a forget (nothing on PostgreSQL)."""
@@ -232,8 +221,7 @@ class MemoryRepository(Repository):
         page = keyset_page("m.created_at", "m.id", after, before)
         sql = (f"SELECT {_M_COLUMNS} FROM memories m "
                f"WHERE {' AND '.join((*clauses, *page.clauses))} ORDER BY {page.order} LIMIT ?")
-        rows = self._store.execute(sql, (*params, *page.params, limit)).fetchall()
-        return page.in_list_order([row_to_memory(row) for row in rows])
+        return page.in_list_order(self._all(row_to_memory, sql, (*params, *page.params, limit)))
 
     def list_at(self, flt: MemoryFilter, offset: int, limit: int, *,
                 from_end: bool = False) -> list[Memory]:
@@ -245,8 +233,8 @@ class MemoryRepository(Repository):
         page = position_page("m.created_at", "m.id", from_end)
         sql = (f"SELECT {_M_COLUMNS} FROM memories m WHERE {' AND '.join(clauses)} "
                f"ORDER BY {page.order} LIMIT ? OFFSET ?")
-        rows = self._store.execute(sql, (*params, limit, max(0, offset))).fetchall()
-        return page.in_list_order([row_to_memory(row) for row in rows])
+        return page.in_list_order(self._all(row_to_memory, sql,
+                                            (*params, limit, max(0, offset))))
 
     def count(self, flt: MemoryFilter) -> int:
         """How many rows the list holds."""
@@ -255,7 +243,7 @@ class MemoryRepository(Repository):
                 return searched.count()
         clauses, params = self._filtered(flt)
         sql = f"SELECT count(*) FROM memories m WHERE {' AND '.join(clauses)}"
-        return int(self._store.execute(sql, params).fetchone()[0])
+        return self._count(sql, params)
 
     def count_at_most(self, flt: MemoryFilter, cap: int) -> int:
         """How many rows the list holds, counting no further than ``cap`` (cheap at any size)."""
@@ -265,7 +253,7 @@ class MemoryRepository(Repository):
         clauses, params = self._filtered(flt)
         sql = (f"SELECT count(*) FROM (SELECT 1 FROM memories m WHERE {' AND '.join(clauses)} "
                "LIMIT ?) AS capped")
-        return int(self._store.execute(sql, (*params, cap)).fetchone()[0])
+        return self._count(sql, (*params, cap))
 
     def narrowing(self, old_search: str | None,
                   new_search: str) -> Callable[[str], bool | None] | None:
@@ -284,9 +272,7 @@ class MemoryRepository(Repository):
 
     def ids_for_thread(self, thread_id: str) -> list[str]:
         """Memories extracted or imported from this task/thread."""
-        rows = self._store.execute(
-            "SELECT id FROM memories WHERE source_thread_id = ?", (thread_id,)).fetchall()
-        return [row[0] for row in rows]
+        return self._texts("SELECT id FROM memories WHERE source_thread_id = ?", (thread_id,))
 
     # tombstones
     def add_forgotten_source(self, thread_id: str, at: str, by: str) -> None:

@@ -7,7 +7,7 @@ from dataclasses import dataclass, fields
 
 from memtui.jsonable import JsonMixin
 from memtui.store.dialect import marks, upsert
-from memtui.store.repository import Repository, row_values
+from memtui.store.repository import Repository, row_maker, row_values
 
 _USAGE_COLUMNS = ("user_id, phase, round_id, task_id, project_id, model, tokens_in, "
                   "tokens_out, outcome, at")
@@ -67,10 +67,8 @@ class ModelLedgerRepository(Repository):
 
     def tokens_between(self, user_id: str, start: str, end: str) -> int:
         """Tokens in and out the user's calls spent in ``[start, end)``."""
-        row = self._store.execute(
-            "SELECT COALESCE(SUM(tokens_in + tokens_out), 0) FROM model_usage "
-            "WHERE user_id = ? AND at >= ? AND at < ?", (user_id, start, end)).fetchone()
-        return int(row[0])
+        return self._count("SELECT COALESCE(SUM(tokens_in + tokens_out), 0) FROM model_usage "
+                           "WHERE user_id = ? AND at >= ? AND at < ?", (user_id, start, end))
 
     def totals(self, user_id: str, by: str, limit: int,
                since: str | None = None) -> list[UsageTotal]:
@@ -93,7 +91,6 @@ class ModelLedgerRepository(Repository):
         """The details of these tasks, by task id (tasks without any left out)."""
         if not task_ids:
             return {}
-        rows = self._store.execute(
-            f"SELECT {_DETAIL_COLUMNS} FROM extraction_details "
-            f"WHERE task_id IN ({marks(task_ids)})", tuple(task_ids)).fetchall()
-        return {row[0]: TaskDetail(*row) for row in rows}
+        return {detail.task_id: detail for detail in self._all(
+            row_maker(TaskDetail), f"SELECT {_DETAIL_COLUMNS} FROM extraction_details "
+            f"WHERE task_id IN ({marks(task_ids)})", tuple(task_ids))}

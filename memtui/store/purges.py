@@ -35,5 +35,5 @@ class PurgeRepository(Repository):
 
     def clear_through(self, last_seq: int) -> int:
         """Drop the records up to ``last_seq`` (their text is gone from the files)."""
-        cursor = self._store.execute("DELETE FROM pending_purges WHERE seq <= ?", (last_seq,))
-        return cursor.rowcount
+        return self._store.execute("DELETE FROM pending_purges WHERE seq <= ?",
+                                   (last_seq,)).rowcount

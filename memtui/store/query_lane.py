@@ -21,11 +21,7 @@ class QueryLane(TicketLane[sqlite3.Connection]):
     """A store connection for reads that a newer request makes obsolete (see module doc)."""
 
     restop_interval = RESTOP_INTERVAL_S
-
-    def __init__(self, store: Store) -> None:
-        super().__init__(store.bound_to)
-        self._store = store
-        self._conn: sqlite3.Connection | None = None
+    _store: Store
 
     def _connection(self) -> sqlite3.Connection:
         if self._conn is None or self._store.is_closed:

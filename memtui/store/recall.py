@@ -18,10 +18,10 @@ from typing import TYPE_CHECKING, Any
 
 from memtui.jsonable import JsonMixin
 from memtui.store.dialect import marks, qualified
-from memtui.store.memory_rows import MEMORY_COLUMNS, row_to_memory
+from memtui.store.memories import MEMORY_COLUMNS, row_to_memory
 from memtui.store.models import BundleDocument, Interaction, Memory, Task
 from memtui.store.paging import rows_in_order
-from memtui.store.repository import Repository, row_values
+from memtui.store.repository import Repository, row_maker, row_values
 from memtui.store.tasks import TASK_COLUMNS, row_to_task
 
 if TYPE_CHECKING:
@@ -48,6 +48,8 @@ _I_COLUMNS = "id, user_id, project_id, question, answer, source, created_at"
 """The interactions columns, in the order of ``Interaction``'s fields."""
 _D_COLUMNS = "bundle_id, path, revision, content, updated_at, updated_by"
 """The bundle_documents columns, in the order of ``BundleDocument``'s fields."""
+_interaction = row_maker(Interaction)
+_document = row_maker(BundleDocument)
 
 
 @dataclass(frozen=True)
@@ -104,9 +106,9 @@ class RecallRepository(Repository):
         for phrase in phrases:
             count = counts.get((fts_table, phrase))
             if count is None:
-                count = int(self._store.execute(
+                count = self._count(
                     f"SELECT count(*) FROM (SELECT rowid FROM {fts_table} WHERE {fts_table} "
-                    "MATCH ? LIMIT ?)", (phrase, RANK_BUDGET + 1)).fetchone()[0])
+                    "MATCH ? LIMIT ?)", (phrase, RANK_BUDGET + 1))
                 if stamp is not None and len(counts) < COUNT_CACHE_SIZE:
                     counts[fts_table, phrase] = count
             found.append(count)
@@ -239,26 +241,22 @@ class RecallRepository(Repository):
 
     def insert_interaction(self, interaction: Interaction) -> bool:
         """Insert a question/answer pair; False when the user already has one with this id."""
-        cursor = self._store.execute(
+        return self._store.execute(
             f"INSERT INTO interactions({_I_COLUMNS}) VALUES ({marks(_I_COLUMNS.split(','))}) "
-            "ON CONFLICT(user_id, id) DO NOTHING", row_values(interaction))
-        return cursor.rowcount == 1
+            "ON CONFLICT(user_id, id) DO NOTHING", row_values(interaction)).rowcount == 1
 
     def get_interaction(self, user_id: str, interaction_id: str) -> Interaction | None:
         """The user's interaction with this id, or None."""
-        row = self._store.execute(
-            f"SELECT {_I_COLUMNS} FROM interactions WHERE user_id = ? AND id = ?",
-            (user_id, interaction_id)).fetchone()
-        return Interaction(*row) if row else None
+        return self._one(_interaction, f"SELECT {_I_COLUMNS} FROM interactions WHERE user_id = ? "
+                         "AND id = ?", (user_id, interaction_id))
 
     def recent_interactions(self, user_id: str, limit: int,
                             project: str | None = None) -> list[Interaction]:
         """The user's newest interactions (only ``project``'s when given)."""
         extra, params = ("AND project_id = ? ", (project,)) if project is not None else ("", ())
-        rows = self._store.execute(
-            f"SELECT {_I_COLUMNS} FROM interactions WHERE user_id = ? {extra}"
-            "ORDER BY created_at DESC, seq DESC LIMIT ?", (user_id, *params, limit)).fetchall()
-        return [Interaction(*row) for row in rows]
+        return self._all(_interaction, f"SELECT {_I_COLUMNS} FROM interactions WHERE user_id = ? "
+                         f"{extra}ORDER BY created_at DESC, seq DESC LIMIT ?",
+                         (user_id, *params, limit))
 
     def related_interactions(self, text: str, user_id: str, limit: int,
                              project: str | None = None) -> list[Interaction]:
@@ -269,7 +267,7 @@ class RecallRepository(Repository):
             params.append(project)
         rows = self._related("interactions_fts", "interactions", "x",
                              qualified(_I_COLUMNS, "x"), where, params, text, limit)
-        return [Interaction(*row[:-1]) for row in rows]
+        return [_interaction(row) for row in rows]
 
     # ---- bundles --------------------------------------------------------------------------
 
@@ -292,9 +290,8 @@ class RecallRepository(Repository):
 
     def get_bundle(self, bundle_id: str) -> BundleSummary | None:
         """One bundle's summary, or None."""
-        rows = self._store.execute(self._BUNDLE_SELECT + "WHERE b.id = ?",
-                                   (bundle_id,)).fetchall()
-        found = self._summaries(rows)
+        found = self._summaries(self._store.execute(self._BUNDLE_SELECT + "WHERE b.id = ?",
+                                                    (bundle_id,)).fetchall())
         return found[0] if found else None
 
     def visible_bundles(self, owner: str, projects: Sequence[str],
@@ -318,17 +315,13 @@ class RecallRepository(Repository):
 
     def documents(self, bundle_id: str) -> list[BundleDocument]:
         """Every document of a bundle, by path."""
-        rows = self._store.execute(
-            f"SELECT {_D_COLUMNS} FROM bundle_documents WHERE bundle_id = ? ORDER BY path",
-            (bundle_id,)).fetchall()
-        return [BundleDocument(*row) for row in rows]
+        return self._all(_document, f"SELECT {_D_COLUMNS} FROM bundle_documents "
+                         "WHERE bundle_id = ? ORDER BY path", (bundle_id,))
 
     def document(self, bundle_id: str, path: str) -> BundleDocument | None:
         """One document, or None."""
-        row = self._store.execute(
-            f"SELECT {_D_COLUMNS} FROM bundle_documents WHERE bundle_id = ? AND path = ?",
-            (bundle_id, path)).fetchone()
-        return BundleDocument(*row) if row else None
+        return self._one(_document, f"SELECT {_D_COLUMNS} FROM bundle_documents "
+                         "WHERE bundle_id = ? AND path = ?", (bundle_id, path))
 
     def document_revision(self, bundle_id: str, path: str) -> int:
         """A document's current revision; 0 when it does not exist."""
@@ -339,9 +332,8 @@ class RecallRepository(Repository):
 
     def count_documents(self, bundle_id: str) -> int:
         """How many documents a bundle holds."""
-        return int(self._store.execute(
-            "SELECT count(*) FROM bundle_documents WHERE bundle_id = ?",
-            (bundle_id,)).fetchone()[0])
+        return self._count("SELECT count(*) FROM bundle_documents WHERE bundle_id = ?",
+                           (bundle_id,))
 
     def put_document(self, bundle_id: str, path: str, content: str, expected_revision: int,
                      at: str, by: str) -> int | None:
@@ -369,16 +361,16 @@ class RecallRepository(Repository):
 
     def consolidations(self, user_id: str, limit: int) -> list[ConsolidationRecord]:
         """The user's consolidation records, newest first."""
-        rows = self._store.execute(
+        return self._all(
+            lambda row: ConsolidationRecord(row[0], row[1], row[2], row[3], _object(row[4]), row[5]),
             "SELECT id, user_id, kind, outcome, detail, at FROM consolidations "
-            "WHERE user_id = ? ORDER BY at DESC, seq DESC LIMIT ?", (user_id, limit)).fetchall()
-        out = []
-        for row in rows:
-            try:
-                detail = json.loads(row[4])
-            except (TypeError, ValueError, RecursionError):
-                detail = {}
-            out.append(ConsolidationRecord(id=row[0], user=row[1], kind=row[2], outcome=row[3],
-                                           detail=detail if isinstance(detail, dict) else {},
-                                           at=row[5]))
-        return out
+            "WHERE user_id = ? ORDER BY at DESC, seq DESC LIMIT ?", (user_id, limit))
+
+
+def _object(text: str) -> dict[str, Any]:
+    """A stored JSON object (anything else, or text that is not JSON: empty)."""
+    try:
+        value = json.loads(text)
+    except (TypeError, ValueError, RecursionError):
+        return {}
+    return value if isinstance(value, dict) else {}

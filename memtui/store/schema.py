@@ -458,10 +458,9 @@ UPDATE project_members SET accepted = 1;
 """
 """Migration 10 on both backends: shipped text, never edit."""
 
-MIGRATIONS: tuple[tuple[int, str], ...] = ((1, MIGRATION_1), (2, MIGRATION_2), (3, MIGRATION_3),
-                                           (4, MIGRATION_4), (5, MIGRATION_5),
-                                           (6, MIGRATION_6), (7, MIGRATION_7), (8, MIGRATION_8),
-                                           (9, MIGRATION_9), (10, MIGRATION_10))
+MIGRATIONS: tuple[tuple[int, str], ...] = tuple(enumerate((
+    MIGRATION_1, MIGRATION_2, MIGRATION_3, MIGRATION_4, MIGRATION_5, MIGRATION_6, MIGRATION_7,
+    MIGRATION_8, MIGRATION_9, MIGRATION_10), start=1))
 """(version, SQL script) in order. The last version is the schema this code writes."""
 
 LATEST_VERSION = MIGRATIONS[-1][0]

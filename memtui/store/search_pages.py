@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from memtui.store.memory_rows import row_to_memory
 from memtui.store.models import Memory, MemoryFilter, PageCursor
 from memtui.store.paging import keyset_page, rows_in_order
+from memtui.store.repository import row_maker
 
 if TYPE_CHECKING:
     from memtui.store.memories import MemoryRepository
@@ -45,6 +45,8 @@ ESTIMATE_FEW_MARGIN = 2
 COUNT_PROBE_FACTOR = 20
 """``count_at_most`` on a common word first looks at this many matches per row wanted."""
 _MATCH = "memories_fts MATCH ?"
+row_to_memory = row_maker(Memory)
+"""``memories.row_to_memory`` (the same cached function; this module does not import that one)."""
 
 
 def match_count_capped(repo: MemoryRepository, query: str, cap: int) -> int:

@@ -128,13 +128,8 @@ def narrowing_matcher(old_search: str | None,
         required = set(old_words)
     checked = [word for word in reversed(words) if not _implied(word, required)]
     if not checked:
-        return _matched_again  # (a space typed after a whole word, say: any text at all)
+        return lambda _content: True  # (a space typed after a whole word, say: any text)
     return _ascii_matcher(checked)
-
-
-def _matched_again(content: str) -> bool:
-    """Every row the old search matched: the new one requires nothing more of it."""
-    return True
 
 
 def _implied(word: tuple[str, bool], required: set[tuple[str, bool]]) -> bool:

@@ -5,8 +5,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from memtui.store.dialect import marks
-from memtui.store.repository import Repository, columns_of, row_values
+from memtui.store.repository import Repository, columns_of, row_maker
 
 
 @dataclass(frozen=True)
@@ -34,12 +33,7 @@ class AgentSession:
 
 
 SESSION_COLUMNS = columns_of(AgentSession)
-
-
-def _row(row: tuple[Any, ...]) -> AgentSession:
-    values = list(row)
-    values[6] = bool(values[6])  # ended
-    return AgentSession(*values)
+_row = row_maker(AgentSession)
 
 
 class SessionRepository(Repository):
@@ -47,10 +41,8 @@ class SessionRepository(Repository):
 
     def get(self, agent: str, session_id: str) -> AgentSession | None:
         """One recorded session, or None."""
-        row = self._store.execute(
-            f"SELECT {SESSION_COLUMNS} FROM agent_sessions WHERE agent = ? AND session_id = ?",
-            (agent, session_id)).fetchone()
-        return _row(row) if row else None
+        return self._one(_row, f"SELECT {SESSION_COLUMNS} FROM agent_sessions WHERE agent = ? "
+                         "AND session_id = ?", (agent, session_id))
 
     def upsert(self, agent: str, session_id: str, user_id: str, transcript_path: str | None,
                cwd: str | None, event: str, ended: bool, at: str) -> None:
@@ -69,18 +61,13 @@ class SessionRepository(Repository):
 
     def add_processed(self, session: AgentSession) -> None:
         """Record a processed session (an import made a task of it) unless it is recorded."""
-        values = row_values(session)
-        self._store.execute(
-            f"INSERT INTO agent_sessions({SESSION_COLUMNS}) VALUES ({marks(values)}) "
-            "ON CONFLICT(agent, session_id) DO NOTHING", values)
+        self._insert("agent_sessions", session, " ON CONFLICT(agent, session_id) DO NOTHING")
 
     def waiting(self, user_id: str, idle_before: str, limit: int) -> list[AgentSession]:
         """The user's unprocessed sessions that ended or went idle before ``idle_before``."""
-        rows = self._store.execute(
-            f"SELECT {SESSION_COLUMNS} FROM agent_sessions WHERE user_id = ? "
-            "AND processed_at IS NULL AND (ended = 1 OR updated_at <= ?) "
-            "ORDER BY updated_at, session_id LIMIT ?", (user_id, idle_before, limit)).fetchall()
-        return [_row(row) for row in rows]
+        return self._all(_row, f"SELECT {SESSION_COLUMNS} FROM agent_sessions WHERE user_id = ? "
+                         "AND processed_at IS NULL AND (ended = 1 OR updated_at <= ?) "
+                         "ORDER BY updated_at, session_id LIMIT ?", (user_id, idle_before, limit))
 
     def mark_processed(self, agent: str, session_id: str, at: str, outcome: str,
                        detail: str | None, task_id: str | None) -> None:
@@ -92,7 +79,5 @@ class SessionRepository(Repository):
 
     def list_for(self, user_id: str, limit: int) -> list[AgentSession]:
         """The user's recorded sessions, newest first."""
-        rows = self._store.execute(
-            f"SELECT {SESSION_COLUMNS} FROM agent_sessions WHERE user_id = ? "
-            "ORDER BY updated_at DESC, session_id DESC LIMIT ?", (user_id, limit)).fetchall()
-        return [_row(row) for row in rows]
+        return self._all(_row, f"SELECT {SESSION_COLUMNS} FROM agent_sessions WHERE user_id = ? "
+                         "ORDER BY updated_at DESC, session_id DESC LIMIT ?", (user_id, limit))

@@ -19,7 +19,7 @@ from memtui.store.models import (
     Task,
 )
 from memtui.store.paging import keyset_page, position_page
-from memtui.store.repository import Repository, row_values
+from memtui.store.repository import Repository, columns_of, row_maker, row_values
 
 TASK_COLUMNS = ("id, project_id, user_id, goal, prompt, status, parent_id, started_at, "
                 "finished_at, result, cost_usd, continuation, external_context, source, "
@@ -29,6 +29,7 @@ _TASK_WIDTH = len(TASK_COLUMNS.split(","))
 _INSERT = (f"INSERT INTO tasks({TASK_COLUMNS}, source_ref) "
            f"VALUES ({marks(TASK_COLUMNS.split(','))}, ?)")
 _LOG_COLUMNS = "task_id, user_id, project_id, outcome, reason, memory_id, forced, at"
+_LOG_WIDTH = len(_LOG_COLUMNS.split(","))
 FLAG_COLUMNS = ("use_memories", "generate_memories")
 """The per-task override columns ``update_flags`` may change."""
 PERMANENT_SKIP_REASONS = ("already_extracted", "forgotten", "model_nothing", "model_gave_up")
@@ -58,16 +59,9 @@ SweepCursor = tuple[str | None, str]
 """A backfill position: (finish time or None, task id) of the last task visited."""
 
 
-def row_to_task(row: Sequence[Any]) -> Task:
-    """A tasks row (in TASK_COLUMNS order, the fields' order) as a Task."""
-    values = list(row[:_TASK_WIDTH])
-    values[11:13] = map(bool, values[11:13])  # continuation, external_context
-    return Task(*values)
-
-
-def _row_to_log(row: Sequence[Any]) -> LogEntry:
-    return LogEntry(task_id=row[0], user=row[1], project=row[2], outcome=row[3], reason=row[4],
-                    memory_id=row[5], forced=bool(row[6]), at=row[7])
+row_to_task = row_maker(Task)
+"""A tasks row (in TASK_COLUMNS order, the fields' order) as a Task."""
+_row_to_log = row_maker(LogEntry)
 
 
 class TaskRepository(Repository):
@@ -85,33 +79,27 @@ class TaskRepository(Repository):
 
     def get(self, task_id: str) -> Task | None:
         """One task by id (no visibility check: the engine does that)."""
-        row = self._store.execute(f"SELECT {TASK_COLUMNS} FROM tasks WHERE id = ?",
-                                  (task_id,)).fetchone()
-        return row_to_task(row) if row else None
+        return self._one(row_to_task, f"SELECT {TASK_COLUMNS} FROM tasks WHERE id = ?",
+                         (task_id,))
 
     def get_many(self, task_ids: Sequence[str]) -> list[Task]:
         """Tasks by id, in the order asked (missing ids left out)."""
         if not task_ids:
             return []
-        rows = self._store.execute(
-            f"SELECT {TASK_COLUMNS} FROM tasks WHERE id IN ({marks(task_ids)})",
-            tuple(task_ids)).fetchall()
-        found = {row[0]: row_to_task(row) for row in rows}
+        found = {task.id: task for task in self._all(
+            row_to_task, f"SELECT {TASK_COLUMNS} FROM tasks WHERE id IN ({marks(task_ids)})",
+            tuple(task_ids))}
         return [found[task_id] for task_id in task_ids if task_id in found]
 
     def find_by_source_ref(self, user_id: str, source: str, source_ref: str) -> Task | None:
         """The task ``user_id`` (never another user) recorded from this (source, source_ref)."""
-        row = self._store.execute(
-            f"SELECT {TASK_COLUMNS} FROM tasks "
-            "WHERE user_id = ? AND source = ? AND source_ref = ?",
-            (user_id, source, source_ref)).fetchone()
-        return row_to_task(row) if row else None
+        return self._one(row_to_task, f"SELECT {TASK_COLUMNS} FROM tasks "
+                         "WHERE user_id = ? AND source = ? AND source_ref = ?",
+                         (user_id, source, source_ref))
 
     def source_ref(self, task_id: str) -> str | None:
         """The external reference a task was recorded from, if any."""
-        row = self._store.execute("SELECT source_ref FROM tasks WHERE id = ?",
-                                  (task_id,)).fetchone()
-        return row[0] if row else None
+        return self._text("SELECT source_ref FROM tasks WHERE id = ?", (task_id,))
 
     def has_children(self, task_id: str) -> bool:
         """Whether any task names this one as its parent (it is a coordinator)."""
@@ -120,10 +108,8 @@ class TaskRepository(Repository):
 
     def children(self, task_id: str) -> list[Task]:
         """A coordinator's sub-tasks, oldest first."""
-        rows = self._store.execute(
-            f"SELECT {TASK_COLUMNS} FROM tasks WHERE parent_id = ? ORDER BY created_at, id",
-            (task_id,)).fetchall()
-        return [row_to_task(row) for row in rows]
+        return self._all(row_to_task, f"SELECT {TASK_COLUMNS} FROM tasks WHERE parent_id = ? "
+                         "ORDER BY created_at, id", (task_id,))
 
     def list_visible(self, user_id: str, limit: int, *, project: str | None = None,
                      mine: bool = False, status: str | None = None) -> list[Task]:
@@ -135,10 +121,9 @@ class TaskRepository(Repository):
             if value is not None:
                 clauses.append(f"t.{column} = ?")
                 params.append(value)
-        rows = self._store.execute(
-            f"SELECT {_T_COLUMNS} FROM tasks t WHERE {' AND '.join(clauses)} "
-            "ORDER BY t.created_at DESC, t.id DESC LIMIT ?", (*params, limit)).fetchall()
-        return [row_to_task(row) for row in rows]
+        return self._all(row_to_task, f"SELECT {_T_COLUMNS} FROM tasks t WHERE "
+                         f"{' AND '.join(clauses)} ORDER BY t.created_at DESC, t.id DESC LIMIT ?",
+                         (*params, limit))
 
     def update_flags(self, task_id: str, changes: Mapping[str, int | None]) -> None:
         """Set per-task override columns (``use_memories``, ``generate_memories``)."""
@@ -159,19 +144,15 @@ class TaskRepository(Repository):
 
     def followups_for(self, task_id: str) -> list[Followup]:
         """Messages sent to or from a task, oldest first."""
-        rows = self._store.execute(
-            "SELECT seq, from_task, to_task, message, created_at FROM task_followups "
-            "WHERE to_task = ? OR from_task = ? ORDER BY seq", (task_id, task_id)).fetchall()
-        return [Followup(*row) for row in rows]
+        return self._all(row_maker(Followup), f"SELECT {columns_of(Followup)} FROM task_followups "
+                         "WHERE to_task = ? OR from_task = ? ORDER BY seq", (task_id, task_id))
 
     # ---- quotas ---------------------------------------------------------------------------
 
     def get_quota(self, user_id: str) -> QuotaRow | None:
         """The user's quota row as stored, or None (the engine applies the default)."""
-        row = self._store.execute(
-            "SELECT user_id, limit_usd, updated_at FROM quotas WHERE user_id = ?",
-            (user_id,)).fetchone()
-        return QuotaRow(user=row[0], limit_usd=row[1], updated_at=row[2]) if row else None
+        return self._one(row_maker(QuotaRow), "SELECT user_id, limit_usd, updated_at FROM quotas "
+                         "WHERE user_id = ?", (user_id,))
 
     def set_quota(self, user_id: str, limit_usd: object, at: str) -> None:
         """Write the user's quota row (None = unlimited). Stores the value as given."""
@@ -189,41 +170,34 @@ class TaskRepository(Repository):
 
     def upsert_log(self, entry: LogEntry) -> None:
         """Write the task's log row, replacing the previous scan's."""
-        self._store.execute(
-            upsert("extraction_log", _LOG_COLUMNS, "task_id"),
-            (entry.task_id, entry.user, entry.project, entry.outcome, entry.reason,
-             entry.memory_id, int(entry.forced), entry.at))
+        self._store.execute(upsert("extraction_log", _LOG_COLUMNS, "task_id"),
+                            row_values(entry)[:_LOG_WIDTH])
 
     def get_log(self, task_id: str) -> LogEntry | None:
         """One task's log row."""
-        row = self._store.execute(f"SELECT {_LOG_COLUMNS} FROM extraction_log WHERE task_id = ?",
-                                  (task_id,)).fetchone()
-        return _row_to_log(row) if row else None
+        return self._one(_row_to_log, f"SELECT {_LOG_COLUMNS} FROM extraction_log "
+                         "WHERE task_id = ?", (task_id,))
 
     def log_page(self, user_id: str, limit: int, after: PageCursor | None = None,
                  before: PageCursor | None = None) -> list[LogEntry]:
         """A page of the user's log, most recent scan first, by keyset (cursor: ``at``, task id)."""
         page = keyset_page("at", "task_id", after, before)
-        rows = self._store.execute(
-            f"SELECT {_LOG_COLUMNS} FROM extraction_log "
+        return page.in_list_order(self._all(
+            _row_to_log, f"SELECT {_LOG_COLUMNS} FROM extraction_log "
             f"WHERE {' AND '.join(('user_id = ?', *page.clauses))} "
-            f"ORDER BY {page.order} LIMIT ?", (user_id, *page.params, limit)).fetchall()
-        return page.in_list_order([_row_to_log(row) for row in rows])
+            f"ORDER BY {page.order} LIMIT ?", (user_id, *page.params, limit)))
 
     def log_at(self, user_id: str, offset: int, limit: int, *,
                from_end: bool = False) -> list[LogEntry]:
         """A page of the user's log by position (``from_end``: counted from the bottom)."""
         page = position_page("at", "task_id", from_end)
-        rows = self._store.execute(
-            f"SELECT {_LOG_COLUMNS} FROM extraction_log WHERE user_id = ? "
-            f"ORDER BY {page.order} LIMIT ? OFFSET ?", (user_id, limit, max(0, offset))).fetchall()
-        return page.in_list_order([_row_to_log(row) for row in rows])
+        return page.in_list_order(self._all(
+            _row_to_log, f"SELECT {_LOG_COLUMNS} FROM extraction_log WHERE user_id = ? "
+            f"ORDER BY {page.order} LIMIT ? OFFSET ?", (user_id, limit, max(0, offset))))
 
     def count_log_rows(self, user_id: str) -> int:
         """How many log rows the user has."""
-        row = self._store.execute("SELECT count(*) FROM extraction_log WHERE user_id = ?",
-                                  (user_id,)).fetchone()
-        return int(row[0])
+        return self._count("SELECT count(*) FROM extraction_log WHERE user_id = ?", (user_id,))
 
     def count_log(self, user_id: str) -> dict[str, int]:
         """How many of the user's log rows have each outcome."""
@@ -236,11 +210,10 @@ class TaskRepository(Repository):
 
     def round_candidates(self, user_id: str, limit: int) -> list[str]:
         """Ids of the user's tasks due for a scan: never scanned, then longest ago, oldest first."""
-        rows = self._store.execute(
+        return self._texts(
             f"SELECT t.id {_RESCANNABLE} "
             "ORDER BY l.at IS NOT NULL, l.at, t.finished_at NULLS FIRST, t.id LIMIT ?",
-            (user_id, limit)).fetchall()
-        return [row[0] for row in rows]
+            (user_id, limit))
 
     def sweep_candidates(self, user_id: str, after: SweepCursor | None,
                          limit: int) -> list[tuple[SweepCursor, str]]:
@@ -265,8 +238,7 @@ class TaskRepository(Repository):
 
     def count_candidates(self, user_id: str) -> int:
         """How many of the user's tasks are due for a scan."""
-        return int(self._store.execute(
-            f"SELECT count(*) {_RESCANNABLE}", (user_id,)).fetchone()[0])
+        return self._count(f"SELECT count(*) {_RESCANNABLE}", (user_id,))
 
     def scan_row(self, task_id: str) -> ScanRow | None:
         """One task with its follow-up flag, a memory made from it, its tombstone and its log
@@ -311,13 +283,11 @@ class TaskRepository(Repository):
         dialect = self._store.dialect
         if dialect.goal_lock is not None:
             self._store.execute(dialect.goal_lock, (project, goal_key))
-        row = self._store.execute(
+        return self._text(
             f"WITH goal AS{dialect.materialized} (SELECT id, created_at FROM memories"
             f"{dialect.indexed_by('memories_goal')} WHERE project = ? AND goal_key = ? "
             "AND status = 'active' AND source = 'auto') "
-            "SELECT id FROM goal ORDER BY created_at DESC, id DESC LIMIT 1",
-            (project, goal_key)).fetchone()
-        return row[0] if row else None
+            "SELECT id FROM goal ORDER BY created_at DESC, id DESC LIMIT 1", (project, goal_key))
 
     @contextlib.contextmanager
     def savepoint(self) -> Iterator[None]:
@@ -338,16 +308,13 @@ class TaskRepository(Repository):
 
     def newest_active_at(self, project: str) -> str | None:
         """When the newest active memory of ``project`` was created (None: it has none)."""
-        row = self._store.execute("SELECT max(created_at) FROM memories WHERE project = ? "
-                                  "AND status = 'active'", (project,)).fetchone()
-        return row[0] if row else None
+        return self._text("SELECT max(created_at) FROM memories WHERE project = ? "
+                          "AND status = 'active'", (project,))
 
     def active_memories(self, *, owner: str | None = None,
                         project: str | None = None) -> list[DedupeRow]:
         """The active memories of ``owner``'s user list or of ``project``, oldest first."""
         where, key = (("project = ?", project) if project is not None
                       else ("owner = ? AND scope = 'user'", owner))
-        rows = self._store.execute(
-            "SELECT id, content, goal_key, created_at FROM memories "
-            f"WHERE {where} AND status = 'active' ORDER BY created_at, id", (key,)).fetchall()
-        return [DedupeRow(*row) for row in rows]
+        return self._all(row_maker(DedupeRow), f"SELECT {columns_of(DedupeRow)} FROM memories "
+                         f"WHERE {where} AND status = 'active' ORDER BY created_at, id", (key,))

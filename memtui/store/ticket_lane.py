@@ -11,10 +11,13 @@ from __future__ import annotations
 
 import contextlib
 import threading
-from collections.abc import Callable, Iterator
-from typing import Any, Generic, TypeVar
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from memtui.errors import QueryInterrupted
+
+if TYPE_CHECKING:
+    from memtui.store.backend import StoreBackend
 
 ConnectionT = TypeVar("ConnectionT")
 
@@ -28,10 +31,10 @@ class TicketLane(Generic[ConnectionT]):
     restop_interval: float = 0.05
     """Seconds between two stops of the watchdog while an obsolete reader still reads."""
 
-    def __init__(self, bind: Callable[[ConnectionT, Callable[[], bool]],
-                                      contextlib.AbstractContextManager[None]]) -> None:
-        self._bind = bind
-        """The store's ``bound_to``."""
+    def __init__(self, store: StoreBackend) -> None:
+        self._store = store
+        self._conn: ConnectionT | None = None
+        """The lane's own connection (made by ``_connection`` on first use)."""
         self._newest = 0
         self._ticket_lock = threading.Lock()
         self._reader_lock = threading.Lock()
@@ -52,7 +55,7 @@ class TicketLane(Generic[ConnectionT]):
 
     def _bound(self, conn: ConnectionT, ticket: int) -> contextlib.AbstractContextManager[None]:
         """Bind this thread's store calls to ``conn``, asking the ticket before each statement."""
-        return self._bind(conn, lambda: not self.is_current(ticket))
+        return self._store.bound_to(conn, lambda: not self.is_current(ticket))
 
     def _is_stop(self, error: BaseException) -> bool:
         """Whether ``error`` itself is what a statement the lane stopped raises."""

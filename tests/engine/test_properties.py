@@ -17,7 +17,7 @@ from memtui.errors import InvalidInput, MemtuiError
 from memtui.store.backend import StoreBackend
 from memtui.store.database import open_store
 from memtui.store.ids import SequentialIds, encode_id
-from memtui.store.memory_rows import MEMORY_COLUMNS, row_to_memory
+from memtui.store.memories import MEMORY_COLUMNS, row_to_memory
 from memtui.store.models import Memory
 from memtui.store.repository import row_values
 from memtui.store.search_terms import fts_query

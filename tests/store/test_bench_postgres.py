@@ -19,7 +19,7 @@ import pytest
 from memtui.bench.generate import generate_pg_store, generate_store
 from memtui.bench.runner import Options, measure_postgres
 from memtui.store.database import open_store
-from memtui.store.postgres.bench_data import BulkLoad
+from memtui.store.postgres.bench_data import copy_rows
 
 SIZE = 600
 COMPARED = {  # table: (columns, order)
@@ -55,14 +55,13 @@ def test_copy_round_trips_awkward_text(pg_url: str) -> None:
         conn = store.connect()
         conn.execute("CREATE TABLE awkward (n integer, t text, x double precision)")
         with conn.transaction():
-            sent = BulkLoad(conn).copy("awkward", "n, t, x",
-                                       [(i, text, i / 4) for i, text in enumerate(awkward)]
-                                       + [(99, None, None)])
+            sent = copy_rows(conn, "awkward", [(i, text, i / 4) for i, text in enumerate(awkward)]
+                             + [(99, None, None)], columns="n, t, x")
         assert sent == len(awkward) + 1
         back = conn.execute("SELECT n, t, x FROM awkward ORDER BY n").fetchall()
         assert back == [(i, text, i / 4) for i, text in enumerate(awkward)] + [(99, None, None)]
         with pytest.raises(psycopg.DataError), conn.transaction():
-            BulkLoad(conn).copy("awkward", "n, t, x", [(1, "nul\x00", None)])
+            copy_rows(conn, "awkward", [(1, "nul\x00", None)], columns="n, t, x")
     finally:
         store.close()
 

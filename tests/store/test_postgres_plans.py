@@ -14,7 +14,7 @@ import pytest
 
 from memtui.engine.api import Engine
 from memtui.store.database import open_store
-from memtui.store.postgres.bench_data import BulkLoad
+from memtui.store.postgres.bench_data import copy_rows
 from memtui.store.postgres.store import PostgresStore
 
 MEMORIES = 6_000
@@ -51,7 +51,7 @@ def test_the_scan_reads_of_one_task_stay_small_without_statistics(
                                     "2026-11-01T09:00:00Z", "2026-11-01T09:30:00Z")
         loader = store.connect()
         with loader.transaction():
-            BulkLoad(loader).rows("memories", _rows())  # no ANALYZE: the planner has no statistics
+            copy_rows(loader, "memories", _rows())  # no ANALYZE: the planner has no statistics
         pages = int(store.execute("SELECT pg_relation_size('memories') / "
                                   "current_setting('block_size')::int").fetchone()[0])
         assert pages >= MIN_PAGES

@@ -23,7 +23,7 @@ from memtui.store import recall as recall_data
 from memtui.store.backend import StoreBackend
 from memtui.store.database import open_store
 from memtui.store.models import Memory
-from memtui.store.postgres.bench_data import BulkLoad
+from memtui.store.postgres.bench_data import copy_rows
 from memtui.store.postgres.repositories import PgRecallRepository
 from memtui.store.postgres.store import PostgresStore
 
@@ -262,7 +262,7 @@ def _load(store: PostgresStore, rows: Iterator[tuple[Any, ...]]) -> None:
     loader = store.connect()
     try:
         with loader.transaction():
-            BulkLoad(loader).rows("memories", rows)
+            copy_rows(loader, "memories", rows)
     finally:
         loader.close()
 

@@ -19,7 +19,7 @@ from shared_build import built_once
 from memtui.bench.generate import BENCH_PROJECT, BENCH_USER, generate_store
 from memtui.store import bench_data, search_pages
 from memtui.store.database import Store, open_store
-from memtui.store.memory_rows import MEMORY_COLUMNS
+from memtui.store.memories import MEMORY_COLUMNS
 from memtui.store.models import Memory, MemoryFilter, PageCursor
 from memtui.store.search_terms import fts_query
 

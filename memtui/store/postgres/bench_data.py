@@ -19,33 +19,19 @@ LOADED_TABLES = ("memories", "tasks", "extraction_log")
 """The tables a generated store fills with many rows (their secondary indexes wait)."""
 
 
-class BulkLoad:
-    """A connection loading rows with COPY; each ``transaction()`` block commits at its end."""
-
-    def __init__(self, conn: psycopg.Connection[Any]) -> None:
-        self.conn = conn
-
-    @contextlib.contextmanager
-    def transaction(self) -> Iterator[None]:
-        """One all-or-nothing block (deferred foreign keys are checked at its end)."""
-        with self.conn.transaction():
-            yield
-
-    def copy(self, table: str, columns: str, rows: Iterable[Sequence[Any]]) -> int:
-        """``COPY table(columns) FROM STDIN`` of ``rows``; returns how many were sent."""
-        names = [name.strip() for name in columns.split(",")]
-        statement = sql.SQL("COPY {} ({}) FROM STDIN").format(
-            sql.Identifier(table), sql.SQL(", ").join(sql.Identifier(n) for n in names))
-        sent = 0
-        with self.conn.cursor() as cursor, cursor.copy(statement) as copy:
-            for row in rows:  # psycopg escapes each value and sends the rows in blocks
-                copy.write_row(row)
-                sent += 1
-        return sent
-
-    def rows(self, table: str, rows: Iterable[Sequence[Any]]) -> int:
-        """``copy`` of rows given as tuples in the table's ``ROW_COLUMNS`` order."""
-        return self.copy(table, ROW_COLUMNS[table], rows)
+def copy_rows(conn: psycopg.Connection[Any], table: str, rows: Iterable[Sequence[Any]],
+              columns: str | None = None) -> int:
+    """``COPY table(columns) FROM STDIN`` of ``rows`` (``columns``: by default the table's
+    ``ROW_COLUMNS``); returns how many were sent."""
+    names = [name.strip() for name in (columns or ROW_COLUMNS[table]).split(",")]
+    statement = sql.SQL("COPY {} ({}) FROM STDIN").format(
+        sql.Identifier(table), sql.SQL(", ").join(sql.Identifier(n) for n in names))
+    sent = 0
+    with conn.cursor() as cursor, cursor.copy(statement) as copy:
+        for row in rows:  # psycopg escapes each value and sends the rows in blocks
+            copy.write_row(row)
+            sent += 1
+    return sent
 
 
 def secondary_indexes(conn: psycopg.Connection[Any], table: str) -> list[tuple[str, str]]:
@@ -61,8 +47,9 @@ def secondary_indexes(conn: psycopg.Connection[Any], table: str) -> list[tuple[s
 
 @contextlib.contextmanager
 def bulk_load(store: PostgresStore,
-              tables: Sequence[str] = LOADED_TABLES) -> Iterator[BulkLoad]:
-    """A ``BulkLoad`` without the tables' secondary indexes, which are built again after it."""
+              tables: Sequence[str] = LOADED_TABLES) -> Iterator[psycopg.Connection[Any]]:
+    """A connection to load rows on (``copy_rows``; each ``transaction()`` block commits at its
+    end) without the tables' secondary indexes, which are built again after it."""
     conn = store.connect()
     dropped: list[tuple[str, str]] = []
     try:
@@ -72,7 +59,7 @@ def bulk_load(store: PostgresStore,
                     conn.execute(sql.SQL("DROP INDEX {}").format(sql.Identifier(name)))
                     dropped.append((name, definition))
         try:
-            yield BulkLoad(conn)
+            yield conn
         finally:
             if conn.info.transaction_status != psycopg.pq.TransactionStatus.IDLE:
                 conn.rollback()

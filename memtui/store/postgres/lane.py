@@ -24,11 +24,7 @@ class PgQueryLane(TicketLane[psycopg.Connection[Any]]):
     """A connection for reads that a newer request makes obsolete (see module doc)."""
 
     restop_interval = RECANCEL_INTERVAL_S
-
-    def __init__(self, store: PostgresStore) -> None:
-        super().__init__(store.bound_to)
-        self._store = store
-        self._conn: psycopg.Connection[Any] | None = None
+    _store: PostgresStore
 
     def _stop_locked(self) -> None:
         """Cancel the lane connection's running statement (the ticket lock is held)."""

@@ -26,10 +26,7 @@ class PgRecallRepository(RecallRepository):
                "interactions_fts": "interactions"}
     RECENT_WINDOW = 4000
     """Newest rows read first for a "recent" list (see the class doc)."""
-
-    def __init__(self, store: PostgresStore) -> None:
-        super().__init__(store)
-        self._pg = store
+    _store: PostgresStore
 
     def _capped_counts(self, fts_table: str, phrases: Sequence[str]) -> list[int]:
         """Each phrase's match count (at most ``RANK_BUDGET + 1``); common words are remembered."""
@@ -61,7 +58,7 @@ class PgRecallRepository(RecallRepository):
         ``epoch`` (dropping older epochs' facts), outside the caller's transaction; a failure
         only leaves the words to be counted again."""
         with contextlib.suppress(StoreError):
-            self._pg.execute_apart(
+            self._store.execute_apart(
                 "INSERT INTO common_terms(source, query, at_least, epoch) "
                 "SELECT ?, q, ?, ? FROM unnest(CAST(? AS text[])) q "
                 "ON CONFLICT (source, query) DO UPDATE SET at_least = excluded.at_least, "
@@ -69,7 +66,7 @@ class PgRecallRepository(RecallRepository):
                 "OR (common_terms.epoch = excluded.epoch "
                 "AND common_terms.at_least < excluded.at_least)",
                 (table, at_least, epoch, list(queries)))
-            self._pg.execute_apart(
+            self._store.execute_apart(
                 "DELETE FROM common_terms WHERE source = ? AND epoch < ?", (table, epoch))
 
     def _newest(self, table: str, columns: str, own: str, own_value: str, own_order: str,
