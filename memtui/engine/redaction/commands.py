@@ -113,7 +113,7 @@ MAX_TOOL_ARGUMENTS = 32
 _HTPASSWD_VALUE_FLAGS = ("-C", "-r")
 
 
-def find_argument_passwords(text: str) -> list[Span]:
+def find_argument_passwords(text: str, lower: bytes) -> list[Span]:
     """``redis-cli -a X``, ``htpasswd -b passwords user X`` and ``htpasswd -nb user X``."""
     spans: list[Span] = []
     for tool in _ARGUMENT_TOOLS.finditer(text):

@@ -35,7 +35,7 @@ _BASE64_RUN = re.compile(r"[A-Za-z0-9+/=]{" + str(PEM_MIN_BASE64_RUN) + ",}")
 _PEM_EDGE = re.compile(r"(?:\s|\\[nr])+")
 
 
-def find_pem_blocks(text: str) -> list[Span]:
+def find_pem_blocks(text: str, lower: bytes) -> list[Span]:
     """Private key bodies between BEGIN and END lines (the armour lines are kept); a block
     without an END line (a truncated paste) up to the next blank line."""
     spans: list[Span] = []
@@ -110,11 +110,11 @@ def _url_key_ok(user: str) -> bool:
     return looks_random(user, strict=True)
 
 
-def find_url_passwords(text: str) -> list[Span]:
+def find_url_passwords(text: str, lower: bytes) -> list[Span]:
     """Secrets in a URL's userinfo: ``scheme://user:password@host`` (user and host kept), and
     a key used as the user (``https://<key>@o1.ingest.sentry.io/2``, a Sentry DSN)."""
     spans: list[Span] = []
-    i = text.find("://")
+    i = text.find("://") if b"@" in lower else -1
     while i != -1:
         nxt = i + 3
         m = _URL_USER.match(text, i + 1)
@@ -178,7 +178,7 @@ _PERCENT = re.compile(r"%([0-9A-Fa-f]{2})")
 _BASE64 = re.compile(r"[A-Za-z0-9+/_-]+={0,2}")
 
 
-def find_sas_signatures(text: str) -> list[Span]:
+def find_sas_signatures(text: str, lower: bytes) -> list[Span]:
     """Azure SAS signatures (``...&sig=<base64>`` in a URL or a connection string)."""
     spans: list[Span] = []
     for m in _SAS_SIG.finditer(text):
@@ -199,7 +199,7 @@ _FLY_TOKEN = re.compile(
 )
 
 
-def find_fly_tokens(text: str) -> list[Span]:
+def find_fly_tokens(text: str, lower: bytes) -> list[Span]:
     """``FlyV1 fm2_...`` authorization values (any length once the scheme names them)."""
     return [(m.start("t"), m.end("t"), "flyio-token") for m in _FLY_TOKEN.finditer(text)
             if provider_token_ok(m.group("t")[4:], 3.0)]
@@ -268,7 +268,7 @@ _COOKIE_HEADER = re.compile(r"(?i)(?<![\w-])(?:set-)?cookie[ \t]*:[ \t]*")
 _COOKIE_PAIR = re.compile(r"(?P<n>[^=;\s\"']{1,128})=\"?(?P<v>[^;\s\"]{1,4096})\"?(?:;[ \t]*)?")
 
 
-def find_netrc_passwords(text: str) -> list[Span]:
+def find_netrc_passwords(text: str, lower: bytes) -> list[Span]:
     """The password of a netrc entry: ``machine host login ci password X``."""
     spans: list[Span] = []
     for machine in _NETRC_MACHINE.finditer(text):
@@ -280,7 +280,7 @@ def find_netrc_passwords(text: str) -> list[Span]:
     return spans
 
 
-def find_pgpass_passwords(text: str) -> list[Span]:
+def find_pgpass_passwords(text: str, lower: bytes) -> list[Span]:
     """The password field of ``.pgpass`` lines (``db.internal:5432:app:appuser:X``)."""
     spans: list[Span] = []
     done = -1
@@ -296,7 +296,7 @@ def find_pgpass_passwords(text: str) -> list[Span]:
     return spans
 
 
-def find_cookie_values(text: str) -> list[Span]:
+def find_cookie_values(text: str, lower: bytes) -> list[Span]:
     """Values of ``Cookie:`` and ``Set-Cookie:`` headers that are literals, not words
     (``session=X`` goes, ``theme=dark`` and ``Path=/`` stay)."""
     spans: list[Span] = []
@@ -317,9 +317,11 @@ _K8S_ENTRY = re.compile(r"(?P<ind>[ \t]*)(?P<key>[\w.-]+):[ \t]*(?P<val>.*)")
 _B64_VALUE = re.compile(r"[A-Za-z0-9+/]+={0,2}")
 
 
-def find_k8s_secret_data(text: str) -> list[Span]:
+def find_k8s_secret_data(text: str, lower: bytes) -> list[Span]:
     """Values under ``data:``/``stringData:`` in a ``kind: Secret`` manifest."""
     spans: list[Span] = []
+    if b"secret" not in lower:
+        return spans
     # The YAML documents: the text cut at each ``---`` line.
     separators = re.finditer(r"(?m)^---[ \t]*$", text)
     cuts = [0, *(end for m in separators for end in m.span()), len(text)]

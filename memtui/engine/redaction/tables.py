@@ -76,7 +76,7 @@ def _line_end(text: str, start: int) -> int:
     return len(text) if nl == -1 else nl
 
 
-def find_table_secrets(text: str) -> list[Span]:
+def find_table_secrets(text: str, lower: bytes) -> list[Span]:
     """Cells of Markdown table columns headed by a secret name."""
     spans: list[Span] = []
     hint = _SEPARATOR_HINT.search(text)
