@@ -4,6 +4,7 @@ Kubernetes Secrets, webhook URLs (each detector run only when a literal is in th
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from .entropy import (
     PLACEHOLDER,
@@ -268,16 +269,23 @@ _COOKIE_HEADER = re.compile(r"(?i)(?<![\w-])(?:set-)?cookie[ \t]*:[ \t]*")
 _COOKIE_PAIR = re.compile(r"(?P<n>[^=;\s\"']{1,128})=\"?(?P<v>[^;\s\"]{1,4096})\"?(?:;[ \t]*)?")
 
 
+def _pair_values(text: str, head: re.Pattern[str], pair: re.Pattern[str], kind: str,
+                 ok: Callable[[re.Match[str]], bool]) -> list[Span]:
+    """The values of the ``pair`` matches that follow each ``head`` match and pass ``ok``."""
+    spans: list[Span] = []
+    for m in head.finditer(text):
+        pos = m.end()
+        while p := pair.match(text, pos):
+            pos = p.end()
+            if ok(p):
+                spans.append((p.start("v"), p.end("v"), kind))
+    return spans
+
+
 def find_netrc_passwords(text: str, lower: bytes) -> list[Span]:
     """The password of a netrc entry: ``machine host login ci password X``."""
-    spans: list[Span] = []
-    for machine in _NETRC_MACHINE.finditer(text):
-        pos = machine.end()
-        while pair := _NETRC_PAIR.match(text, pos):
-            pos = pair.end()
-            if pair.group("k") == "password" and literal_value_ok(pair.group("v"), True):
-                spans.append((pair.start("v"), pair.end("v"), "netrc-password"))
-    return spans
+    return _pair_values(text, _NETRC_MACHINE, _NETRC_PAIR, "netrc-password", lambda p: (
+        p.group("k") == "password" and literal_value_ok(p.group("v"), True)))
 
 
 def find_pgpass_passwords(text: str, lower: bytes) -> list[Span]:
@@ -299,14 +307,8 @@ def find_pgpass_passwords(text: str, lower: bytes) -> list[Span]:
 def find_cookie_values(text: str, lower: bytes) -> list[Span]:
     """Values of ``Cookie:`` and ``Set-Cookie:`` headers that are literals, not words
     (``session=X`` goes, ``theme=dark`` and ``Path=/`` stay)."""
-    spans: list[Span] = []
-    for header in _COOKIE_HEADER.finditer(text):
-        pos = header.end()
-        while pair := _COOKIE_PAIR.match(text, pos):
-            pos = pair.end()
-            if literal_value_ok(pair.group("v"), False):
-                spans.append((pair.start("v"), pair.end("v"), "cookie-value"))
-    return spans
+    return _pair_values(text, _COOKIE_HEADER, _COOKIE_PAIR, "cookie-value",
+                        lambda p: literal_value_ok(p.group("v"), False))
 
 
 # --- Kubernetes Secret manifests ---------------------------------------------------------
