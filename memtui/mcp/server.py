@@ -131,6 +131,16 @@ class McpServer:
             return job()
         return await anyio.to_thread.run_sync(job, limiter=self._limiter)
 
+    async def _read(self, ctx: ServerRequestContext[Any], work: Any,
+                    not_found: int = RESOURCE_NOT_FOUND) -> Any:
+        """Run a resource read; a refusal is a JSON-RPC error (``not_found`` for NotFound)."""
+        try:
+            return await self._run(ctx, work, reads_only=True)
+        except NotFound as error:
+            raise MCPError(not_found, error_message(error)) from None
+        except MemtuiError as error:
+            raise MCPError(INTERNAL_ERROR, error_message(error)) from None
+
     async def _list_tools(self, ctx: ServerRequestContext[Any],
                           params: types.PaginatedRequestParams | None) -> types.ListToolsResult:
         return types.ListToolsResult(tools=[
@@ -161,10 +171,7 @@ class McpServer:
     async def _list_resources(self, ctx: ServerRequestContext[Any],
                               params: types.PaginatedRequestParams | None
                               ) -> types.ListResourcesResult:
-        try:
-            items = await self._run(ctx, list_resources, reads_only=True)
-        except MemtuiError as error:
-            raise MCPError(INTERNAL_ERROR, error_message(error)) from None
+        items = await self._read(ctx, list_resources, INTERNAL_ERROR)
         return types.ListResourcesResult(resources=[
             types.Resource(uri=uri, name=name, description=description,
                            mime_type="text/markdown") for uri, name, description in items])
@@ -181,13 +188,7 @@ class McpServer:
                              params: types.ReadResourceRequestParams
                              ) -> types.ReadResourceResult:
         uri = str(params.uri)
-        try:
-            text = await self._run(ctx, lambda session: read_resource(session, uri),
-                                   reads_only=True)
-        except NotFound as error:
-            raise MCPError(RESOURCE_NOT_FOUND, error_message(error)) from None
-        except MemtuiError as error:
-            raise MCPError(INTERNAL_ERROR, error_message(error)) from None
+        text = await self._read(ctx, lambda session: read_resource(session, uri))
         return types.ReadResourceResult(contents=[
             types.TextResourceContents(uri=uri, mime_type="text/markdown", text=text)])
 
