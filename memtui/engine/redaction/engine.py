@@ -34,9 +34,7 @@ _PLACEHOLDER_LEN = len(PLACEHOLDER)
 _DETECTORS: tuple[tuple[tuple[bytes, ...], Callable[[str, bytes], list[Span]]], ...] = (
     ((b"-----begin",), structured.find_pem_blocks),
     ((b"://",), structured.find_url_passwords),
-    ((b"sig=",), structured.find_sas_signatures),
     ((b"|",), find_table_secrets),
-    ((b"flyv1",), structured.find_fly_tokens),
     ((b"curl",), structured.find_curl_credentials),
     ((), find_command_passwords),  # starts from each "-p"
     ((b"redis-cli", b"htpasswd"), find_argument_passwords),
@@ -44,7 +42,7 @@ _DETECTORS: tuple[tuple[tuple[bytes, ...], Callable[[str, bytes], list[Span]]], 
     ((b"cookie",), structured.find_cookie_values),
     ((), structured.find_pgpass_passwords),
     ((b"kind:",), structured.find_k8s_secret_data),
-    ((b"hook", b"softlayer"), structured.find_webhooks),
+    ((b"sig=", b"flyv1", b"hook", b"softlayer"), structured.find_marked_secrets),
 )
 
 # Priority of a kind when spans merge: provider-specific names win over generic ones.

@@ -174,36 +174,19 @@ SAS_SIGNATURE_MIN_LEN = 32
 SAS_ENTROPY_MIN = 4.0
 HEX_KEY_ENTROPY_MIN = 3.0
 
-_SAS_SIG = re.compile(r"(?<![\w%.-])sig=(?P<v>[A-Za-z0-9%+/=_-]{1,512})")
 _PERCENT = re.compile(r"%([0-9A-Fa-f]{2})")
 _BASE64 = re.compile(r"[A-Za-z0-9+/_-]+={0,2}")
 
 
-def find_sas_signatures(text: str, lower: bytes) -> list[Span]:
-    """Azure SAS signatures (``...&sig=<base64>`` in a URL or a connection string)."""
-    spans: list[Span] = []
-    for m in _SAS_SIG.finditer(text):
-        decoded = _PERCENT.sub(lambda p: chr(int(p.group(1), 16)), m.group("v"))
-        if len(decoded) >= SAS_SIGNATURE_MIN_LEN and _BASE64.fullmatch(decoded) and (
-                shannon_entropy(decoded) >= SAS_ENTROPY_MIN):
-            spans.append((m.start("v"), m.end("v"), "azure-sas-signature"))
-    return spans
+def _sas_ok(value: str) -> bool:
+    """An Azure SAS signature: long and random base64 once percent-decoded."""
+    decoded = _PERCENT.sub(lambda p: chr(int(p.group(1), 16)), value)
+    return len(decoded) >= SAS_SIGNATURE_MIN_LEN and _BASE64.fullmatch(decoded) is not None and (
+        shannon_entropy(decoded) >= SAS_ENTROPY_MIN)
 
 
-# --- Fly.io ``FlyV1`` tokens --------------------------------------------------------------
-
-#: One macaroon of a ``FlyV1`` header: ``fm2_`` + base64 (comma-separated when several).
-_FLY_TOKEN = re.compile(
-    r"FlyV1[ \t]+(?P<t>fm[12][ar]?_[A-Za-z0-9+/]{20,4096}={0,3}"
-    r"(?:,fm[12][ar]?_[A-Za-z0-9+/]{20,4096}={0,3}){0,16})",
-    re.I,
-)
-
-
-def find_fly_tokens(text: str, lower: bytes) -> list[Span]:
-    """``FlyV1 fm2_...`` authorization values (any length once the scheme names them)."""
-    return [(m.start("t"), m.end("t"), "flyio-token") for m in _FLY_TOKEN.finditer(text)
-            if provider_token_ok(m.group("t")[4:], 3.0)]
+def _url_part_ok(value: str) -> bool:
+    return provider_token_ok(value.replace("/", ""), 3.0)
 
 
 # --- curl -u user:password -------------------------------------------------------------
@@ -372,30 +355,40 @@ def _k8s_value(text: str, s: int, e: int, string_data: bool, spans: list[Span]) 
         spans.append((s, e, "kubernetes-secret"))
 
 
-# --- webhooks and provider URLs -----------------------------------------------------------
+# --- secrets a literal marks: SAS signatures, FlyV1 tokens, webhook and API URLs ---------
 
-#: (literal, kind, pattern): compiled (and cached by ``re``) once a text holds the literal.
-_WEBHOOKS = (
+#: (literal, kind, pattern, check of its group ``s``): compiled (and cached by ``re``) once a
+#: text holds the literal.
+_MARKED: tuple[tuple[bytes, str, str, Callable[[str], bool]], ...] = (
+    # Azure SAS signatures (``...&sig=<base64>`` in a URL or a connection string).
+    (b"sig=", "azure-sas-signature", r"(?<![\w%.-])sig=(?P<s>[A-Za-z0-9%+/=_-]{1,512})", _sas_ok),
+    # ``FlyV1 fm2_...`` authorization values: one macaroon, ``fm2_`` + base64, or several
+    # comma-separated (any length once the scheme names them).
+    (b"flyv1", "flyio-token", r"(?i)FlyV1[ \t]+(?P<s>fm[12][ar]?_[A-Za-z0-9+/]{20,4096}={0,3}"
+     r"(?:,fm[12][ar]?_[A-Za-z0-9+/]{20,4096}={0,3}){0,16})",
+     lambda value: provider_token_ok(value[4:], 3.0)),
     (b"hooks.slack.com", "slack-webhook",
-     r"hooks\.slack\.com/(?:services|workflows|triggers)/(?P<s>[A-Za-z0-9_/+-]{20,250})"),
+     r"hooks\.slack\.com/(?:services|workflows|triggers)/(?P<s>[A-Za-z0-9_/+-]{20,250})",
+     _url_part_ok),
     (b"webhook.office.com", "teams-webhook", r"webhook\.office\.com/webhookb2/"
-     r"(?P<s>[\w-]{36}@[\w-]{36}/IncomingWebhook/[\w-]{32}/[\w-]{36})"),
+     r"(?P<s>[\w-]{36}@[\w-]{36}/IncomingWebhook/[\w-]{32}/[\w-]{36})", _url_part_ok),
     (b"discord", "discord-webhook",
-     r"discord(?:app)?\.com/api/webhooks/(?P<s>\d{17,20}/[\w-]{60,80})"),
+     r"discord(?:app)?\.com/api/webhooks/(?P<s>\d{17,20}/[\w-]{60,80})", _url_part_ok),
     (b"softlayer.com", "softlayer-api-key",
-     r"(?i)api\.softlayer\.com/soap/v3(?:\.1)?/(?P<s>[a-z0-9]{64})"),
+     r"(?i)api\.softlayer\.com/soap/v3(?:\.1)?/(?P<s>[a-z0-9]{64})", _url_part_ok),
 )
 
 
-def find_webhooks(text: str, lower: bytes) -> list[Span]:
-    """Secret parts of webhook URLs (Slack, Teams, Discord) and key-bearing API URLs."""
+def find_marked_secrets(text: str, lower: bytes) -> list[Span]:
+    """Azure SAS signatures, ``FlyV1`` tokens, the secret parts of webhook URLs (Slack,
+    Teams, Discord) and key-bearing API URLs."""
     spans: list[Span] = []
-    for needle, kind, pattern in _WEBHOOKS:
+    for needle, kind, pattern, ok in _MARKED:
         i = lower.find(needle)
         if i == -1:
             continue
         for m in re.compile(pattern).finditer(text, max(0, i - 40)):
-            if provider_token_ok(m.group("s").replace("/", ""), 3.0):
+            if ok(m.group("s")):
                 spans.append((m.start("s"), m.end("s"), kind))
     return spans
 
