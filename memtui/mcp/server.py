@@ -111,17 +111,13 @@ class McpServer:
     async def _roots_changed(self, ctx: ServerRequestContext[Any], params: Any) -> None:
         self._roots_read, self._roots = False, None
 
-    @staticmethod
-    def _client_name(ctx: ServerRequestContext[Any]) -> str | None:
-        name = getattr(getattr(ctx.session.client_params, "client_info", None), "name", None)
-        return " ".join(name.split())[:100] if isinstance(name, str) and name.strip() else None
-
     async def _run(self, ctx: ServerRequestContext[Any], work: Any, *,
                    reads_only: bool = False) -> Any:
         """Run ``work(session)``: a read in the event loop's thread (WAL: a read never waits
         for a writer, and this saves a thread hop on the recall path); a write, or the first
         call (it opens the store), in a worker thread, so a busy store never stalls the loop."""
-        client = self._client_name(ctx)
+        name = getattr(getattr(ctx.session.client_params, "client_info", None), "name", None)
+        client = " ".join(name.split())[:100] if isinstance(name, str) and name.strip() else None
         await self._read_roots(ctx)
 
         def job() -> Any:

@@ -466,9 +466,8 @@ def _prose_value(ctx: _Ctx, kind: str, name: str, ks: int, pos: int, ne: int) ->
         if named is None or named in (WEAK, QUALIFIED_KEY):
             return ne
         kind = named
-    if _is_credentials_name(name):
-        if end := _credential_pair(ctx, pos):
-            return end
+    if _is_credentials_name(name) and (end := _credential_pair(ctx, pos)):
+        return end
     if (parsed := parse_value(text, pos)) is None:
         return ne
     s, e, quoted = parsed
