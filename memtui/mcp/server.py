@@ -111,17 +111,13 @@ class McpServer:
     async def _roots_changed(self, ctx: ServerRequestContext[Any], params: Any) -> None:
         self._roots_read, self._roots = False, None
 
-    @staticmethod
-    def _client_name(ctx: ServerRequestContext[Any]) -> str | None:
-        name = getattr(getattr(ctx.session.client_params, "client_info", None), "name", None)
-        return " ".join(name.split())[:100] if isinstance(name, str) and name.strip() else None
-
     async def _run(self, ctx: ServerRequestContext[Any], work: Any, *,
                    reads_only: bool = False) -> Any:
         """Run ``work(session)``: a read in the event loop's thread (WAL: a read never waits
         for a writer, and this saves a thread hop on the recall path); a write, or the first
         call (it opens the store), in a worker thread, so a busy store never stalls the loop."""
-        client = self._client_name(ctx)
+        name = getattr(getattr(ctx.session.client_params, "client_info", None), "name", None)
+        client = " ".join(name.split())[:100] if isinstance(name, str) and name.strip() else None
         await self._read_roots(ctx)
 
         def job() -> Any:
@@ -130,6 +126,16 @@ class McpServer:
         if reads_only and self.session is not None and not self._limiter.borrowed_tokens:
             return job()
         return await anyio.to_thread.run_sync(job, limiter=self._limiter)
+
+    async def _read(self, ctx: ServerRequestContext[Any], work: Any,
+                    not_found: int = RESOURCE_NOT_FOUND) -> Any:
+        """Run a resource read; a refusal is a JSON-RPC error (``not_found`` for NotFound)."""
+        try:
+            return await self._run(ctx, work, reads_only=True)
+        except NotFound as error:
+            raise MCPError(not_found, error_message(error)) from None
+        except MemtuiError as error:
+            raise MCPError(INTERNAL_ERROR, error_message(error)) from None
 
     async def _list_tools(self, ctx: ServerRequestContext[Any],
                           params: types.PaginatedRequestParams | None) -> types.ListToolsResult:
@@ -161,10 +167,7 @@ class McpServer:
     async def _list_resources(self, ctx: ServerRequestContext[Any],
                               params: types.PaginatedRequestParams | None
                               ) -> types.ListResourcesResult:
-        try:
-            items = await self._run(ctx, list_resources, reads_only=True)
-        except MemtuiError as error:
-            raise MCPError(INTERNAL_ERROR, error_message(error)) from None
+        items = await self._read(ctx, list_resources, INTERNAL_ERROR)
         return types.ListResourcesResult(resources=[
             types.Resource(uri=uri, name=name, description=description,
                            mime_type="text/markdown") for uri, name, description in items])
@@ -181,13 +184,7 @@ class McpServer:
                              params: types.ReadResourceRequestParams
                              ) -> types.ReadResourceResult:
         uri = str(params.uri)
-        try:
-            text = await self._run(ctx, lambda session: read_resource(session, uri),
-                                   reads_only=True)
-        except NotFound as error:
-            raise MCPError(RESOURCE_NOT_FOUND, error_message(error)) from None
-        except MemtuiError as error:
-            raise MCPError(INTERNAL_ERROR, error_message(error)) from None
+        text = await self._read(ctx, lambda session: read_resource(session, uri))
         return types.ReadResourceResult(contents=[
             types.TextResourceContents(uri=uri, mime_type="text/markdown", text=text)])
 

@@ -12,13 +12,13 @@ from typing import TYPE_CHECKING, Any
 from memtui.engine.api import Engine
 from memtui.engine.validation import echo, json_type
 from memtui.errors import InvalidInput, NotFound
+from memtui.store.models import KINDS
 from memtui.textsafe import one_line
 
 if TYPE_CHECKING:
     from memtui.store.backend import StoreBackend
     from memtui.store.models import Memory
 
-KINDS = ["fact", "preference", "decision", "convention"]
 SOURCE = "mcp"
 """The source of every memory and task written through MCP."""
 USER_URI = "memtui://memories/user"
@@ -244,7 +244,7 @@ TOOLS: tuple[Tool, ...] = (
         "is a memtui project). The result's status is active (in use now) or pending (waiting "
         "for the user's approval in memtui's review inbox)."),
         _schema({"content": {"type": "string", "description": "The memory's text."},
-                 "kind": {"type": "string", "enum": KINDS, "description": (
+                 "kind": {"type": "string", "enum": list(KINDS), "description": (
                      "fact (default), preference (how the user likes things done), decision "
                      "(a choice made and why), convention (a rule the codebase follows).")},
                  "scope": {"type": "string", "enum": ["user", "project"], "description": (

@@ -100,7 +100,9 @@ def find_command_passwords(text: str, lower: bytes) -> list[Span]:
                 if tool.group("login"):
                     _echoed(text, lower, tool.start(), spans)
             elif tool is not None and tool.start() > last_break:
-                _tool_flag(text, tool, flag_at, spans)
+                # ``mysql -pX`` (glued), else ``-p X`` / ``-pX`` / ``--password X``.
+                if m := (_GLUED if tool.group("mysql") else _SEPARATE).match(text, flag_at):
+                    _add(spans, m)
         i = lower.find(b"-p", i + 2)
     return spans
 
@@ -113,7 +115,7 @@ MAX_TOOL_ARGUMENTS = 32
 _HTPASSWD_VALUE_FLAGS = ("-C", "-r")
 
 
-def find_argument_passwords(text: str) -> list[Span]:
+def find_argument_passwords(text: str, lower: bytes) -> list[Span]:
     """``redis-cli -a X``, ``htpasswd -b passwords user X`` and ``htpasswd -nb user X``."""
     spans: list[Span] = []
     for tool in _ARGUMENT_TOOLS.finditer(text):
@@ -156,9 +158,3 @@ def _echoed(text: str, lower: bytes, tool_at: int, spans: list[Span]) -> None:
     if at != -1 and (m := _ECHO_BEFORE.match(text, at, tool_at)):
         _add(spans, m)
 
-
-def _tool_flag(text: str, tool: re.Match[bytes], flag_at: int, spans: list[Span]) -> None:
-    """Judge the flag at ``flag_at`` given the tool it belongs to: ``mysql -pX`` (glued), else
-    ``docker login -p X`` / ``-pX`` / ``--password X``, ``sshpass -p X``."""
-    if m := (_GLUED if tool.group("mysql") else _SEPARATE).match(text, flag_at):
-        _add(spans, m)

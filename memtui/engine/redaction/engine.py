@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import bisect
 import string
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from . import structured
@@ -28,6 +28,22 @@ _TOKEN_CHARS = set((string.ascii_letters + string.digits + "_.~-").encode())
 _TOKEN_TABLE = bytes(0x61 if b in _TOKEN_CHARS else 0x20 for b in range(256))
 _RUN_NEEDLE = b"a" * MIN_RUN
 _PLACEHOLDER_LEN = len(PLACEHOLDER)
+
+#: The other detectors, each run when the lower-cased text holds one of its literals (or
+#: always, for none); a detector checks any further literal it needs itself.
+_DETECTORS: tuple[tuple[tuple[bytes, ...], Callable[[str, bytes], list[Span]]], ...] = (
+    ((b"-----begin",), structured.find_pem_blocks),
+    ((b"://",), structured.find_url_passwords),
+    ((b"|",), find_table_secrets),
+    ((b"curl",), structured.find_curl_credentials),
+    ((), find_command_passwords),  # starts from each "-p"
+    ((b"redis-cli", b"htpasswd"), find_argument_passwords),
+    ((b"machine",), structured.find_netrc_passwords),
+    ((b"cookie",), structured.find_cookie_values),
+    ((), structured.find_pgpass_passwords),
+    ((b"kind:",), structured.find_k8s_secret_data),
+    ((b"sig=", b"flyv1", b"hook", b"softlayer"), structured.find_marked_secrets),
+)
 
 # Priority of a kind when spans merge: provider-specific names win over generic ones.
 _GENERIC_KINDS = ("keyword-assignment", "authorization", "bearer")
@@ -71,30 +87,9 @@ def _detect(text: str) -> list[Span]:
         spans.extend(structured.find_aws_secret_near(text, aws))
     spans.extend(find_keyword_secrets(text, lower, tb))
     spans.extend(find_provider_name_secrets(text, lower, tb))
-    if b"-----begin" in lower:
-        spans.extend(structured.find_pem_blocks(text))
-    if b"://" in lower and b"@" in lower:
-        spans.extend(structured.find_url_passwords(text))
-    if b"sig=" in lower:
-        spans.extend(structured.find_sas_signatures(text))
-    if b"|" in lower:
-        spans.extend(find_table_secrets(text))
-    if b"flyv1" in lower:
-        spans.extend(structured.find_fly_tokens(text))
-    if b"curl" in lower:
-        spans.extend(structured.find_curl_credentials(text, lower))
-    spans.extend(find_command_passwords(text, lower))  # starts from each "-p"
-    if b"redis-cli" in lower or b"htpasswd" in lower:
-        spans.extend(find_argument_passwords(text))
-    if b"machine" in lower:
-        spans.extend(structured.find_netrc_passwords(text))
-    if b"cookie" in lower:
-        spans.extend(structured.find_cookie_values(text))
-    spans.extend(structured.find_pgpass_passwords(text))
-    if b"kind:" in lower and b"secret" in lower:
-        spans.extend(structured.find_k8s_secret_data(text))
-    if b"hook" in lower or b"softlayer" in lower:
-        spans.extend(structured.find_webhooks(text, lower))
+    for needles, detector in _DETECTORS:
+        if not needles or any(needle in lower for needle in needles):
+            spans.extend(detector(text, lower))
     return spans
 
 

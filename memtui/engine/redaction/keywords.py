@@ -369,19 +369,6 @@ def _reverse_compare(ctx: _Ctx, lower: bytes) -> None:
             ctx.spans.append((s, e, "keyword-assignment"))
 
 
-def _handle_bearer(ctx: _Ctx, i: int) -> int:
-    if (m := _BEARER.match(ctx.text, i)) and _header_value_ok(m.group("v")):
-        ctx.spans.append((*m.span("v"), "bearer"))
-        return m.end("v")
-    return i + 6
-
-
-def _keyword_hits(lower: bytes) -> list[re.Match[bytes]]:
-    """Keyword matches of every keyword regex, in text order."""
-    hits = [m for kw in _KEYWORDS if kw in lower for m in keyword_re(kw).finditer(lower)]
-    return sorted(hits, key=lambda m: m.start())
-
-
 #: What a name stands after when its ``=`` starts a literal (.env, a query, a conninfo).
 _LITERAL_BEFORE = " \t\r\n\"'?&;"
 #: What follows an unquoted literal (code goes on with ``,``, ``)``, ``.attr``...).
@@ -408,10 +395,15 @@ def find_keyword_secrets(text: str, lower: bytes, tb: bytes) -> list[Span]:
     spans = ctx.spans
     i = lower.find(b"bearer")
     while i != -1:
-        i = lower.find(b"bearer", _handle_bearer(ctx, i))
+        nxt = i + 6
+        if (bm := _BEARER.match(text, i)) and _header_value_ok(bm.group("v")):
+            spans.append((*bm.span("v"), "bearer"))
+            nxt = bm.end("v")
+        i = lower.find(b"bearer", nxt)
     resume = 0
     rfind = tb.rfind
-    for m in _keyword_hits(lower):
+    hits = [m for kw in _KEYWORDS if kw in lower for m in keyword_re(kw).finditer(lower)]
+    for m in sorted(hits, key=lambda m: m.start()):
         i = m.start()
         if i < resume:
             continue
@@ -474,9 +466,8 @@ def _prose_value(ctx: _Ctx, kind: str, name: str, ks: int, pos: int, ne: int) ->
         if named is None or named in (WEAK, QUALIFIED_KEY):
             return ne
         kind = named
-    if _is_credentials_name(name):
-        if end := _credential_pair(ctx, pos):
-            return end
+    if _is_credentials_name(name) and (end := _credential_pair(ctx, pos)):
+        return end
     if (parsed := parse_value(text, pos)) is None:
         return ne
     s, e, quoted = parsed

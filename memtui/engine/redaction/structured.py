@@ -4,6 +4,7 @@ Kubernetes Secrets, webhook URLs (each detector run only when a literal is in th
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from .entropy import (
     PLACEHOLDER,
@@ -35,7 +36,7 @@ _BASE64_RUN = re.compile(r"[A-Za-z0-9+/=]{" + str(PEM_MIN_BASE64_RUN) + ",}")
 _PEM_EDGE = re.compile(r"(?:\s|\\[nr])+")
 
 
-def find_pem_blocks(text: str) -> list[Span]:
+def find_pem_blocks(text: str, lower: bytes) -> list[Span]:
     """Private key bodies between BEGIN and END lines (the armour lines are kept); a block
     without an END line (a truncated paste) up to the next blank line."""
     spans: list[Span] = []
@@ -110,11 +111,11 @@ def _url_key_ok(user: str) -> bool:
     return looks_random(user, strict=True)
 
 
-def find_url_passwords(text: str) -> list[Span]:
+def find_url_passwords(text: str, lower: bytes) -> list[Span]:
     """Secrets in a URL's userinfo: ``scheme://user:password@host`` (user and host kept), and
     a key used as the user (``https://<key>@o1.ingest.sentry.io/2``, a Sentry DSN)."""
     spans: list[Span] = []
-    i = text.find("://")
+    i = text.find("://") if b"@" in lower else -1
     while i != -1:
         nxt = i + 3
         m = _URL_USER.match(text, i + 1)
@@ -173,36 +174,19 @@ SAS_SIGNATURE_MIN_LEN = 32
 SAS_ENTROPY_MIN = 4.0
 HEX_KEY_ENTROPY_MIN = 3.0
 
-_SAS_SIG = re.compile(r"(?<![\w%.-])sig=(?P<v>[A-Za-z0-9%+/=_-]{1,512})")
 _PERCENT = re.compile(r"%([0-9A-Fa-f]{2})")
 _BASE64 = re.compile(r"[A-Za-z0-9+/_-]+={0,2}")
 
 
-def find_sas_signatures(text: str) -> list[Span]:
-    """Azure SAS signatures (``...&sig=<base64>`` in a URL or a connection string)."""
-    spans: list[Span] = []
-    for m in _SAS_SIG.finditer(text):
-        decoded = _PERCENT.sub(lambda p: chr(int(p.group(1), 16)), m.group("v"))
-        if len(decoded) >= SAS_SIGNATURE_MIN_LEN and _BASE64.fullmatch(decoded) and (
-                shannon_entropy(decoded) >= SAS_ENTROPY_MIN):
-            spans.append((m.start("v"), m.end("v"), "azure-sas-signature"))
-    return spans
+def _sas_ok(value: str) -> bool:
+    """An Azure SAS signature: long and random base64 once percent-decoded."""
+    decoded = _PERCENT.sub(lambda p: chr(int(p.group(1), 16)), value)
+    return len(decoded) >= SAS_SIGNATURE_MIN_LEN and _BASE64.fullmatch(decoded) is not None and (
+        shannon_entropy(decoded) >= SAS_ENTROPY_MIN)
 
 
-# --- Fly.io ``FlyV1`` tokens --------------------------------------------------------------
-
-#: One macaroon of a ``FlyV1`` header: ``fm2_`` + base64 (comma-separated when several).
-_FLY_TOKEN = re.compile(
-    r"FlyV1[ \t]+(?P<t>fm[12][ar]?_[A-Za-z0-9+/]{20,4096}={0,3}"
-    r"(?:,fm[12][ar]?_[A-Za-z0-9+/]{20,4096}={0,3}){0,16})",
-    re.I,
-)
-
-
-def find_fly_tokens(text: str) -> list[Span]:
-    """``FlyV1 fm2_...`` authorization values (any length once the scheme names them)."""
-    return [(m.start("t"), m.end("t"), "flyio-token") for m in _FLY_TOKEN.finditer(text)
-            if provider_token_ok(m.group("t")[4:], 3.0)]
+def _url_part_ok(value: str) -> bool:
+    return provider_token_ok(value.replace("/", ""), 3.0)
 
 
 # --- curl -u user:password -------------------------------------------------------------
@@ -268,19 +252,26 @@ _COOKIE_HEADER = re.compile(r"(?i)(?<![\w-])(?:set-)?cookie[ \t]*:[ \t]*")
 _COOKIE_PAIR = re.compile(r"(?P<n>[^=;\s\"']{1,128})=\"?(?P<v>[^;\s\"]{1,4096})\"?(?:;[ \t]*)?")
 
 
-def find_netrc_passwords(text: str) -> list[Span]:
-    """The password of a netrc entry: ``machine host login ci password X``."""
+def _pair_values(text: str, head: re.Pattern[str], pair: re.Pattern[str], kind: str,
+                 ok: Callable[[re.Match[str]], bool]) -> list[Span]:
+    """The values of the ``pair`` matches that follow each ``head`` match and pass ``ok``."""
     spans: list[Span] = []
-    for machine in _NETRC_MACHINE.finditer(text):
-        pos = machine.end()
-        while pair := _NETRC_PAIR.match(text, pos):
-            pos = pair.end()
-            if pair.group("k") == "password" and literal_value_ok(pair.group("v"), True):
-                spans.append((pair.start("v"), pair.end("v"), "netrc-password"))
+    for m in head.finditer(text):
+        pos = m.end()
+        while p := pair.match(text, pos):
+            pos = p.end()
+            if ok(p):
+                spans.append((p.start("v"), p.end("v"), kind))
     return spans
 
 
-def find_pgpass_passwords(text: str) -> list[Span]:
+def find_netrc_passwords(text: str, lower: bytes) -> list[Span]:
+    """The password of a netrc entry: ``machine host login ci password X``."""
+    return _pair_values(text, _NETRC_MACHINE, _NETRC_PAIR, "netrc-password", lambda p: (
+        p.group("k") == "password" and literal_value_ok(p.group("v"), True)))
+
+
+def find_pgpass_passwords(text: str, lower: bytes) -> list[Span]:
     """The password field of ``.pgpass`` lines (``db.internal:5432:app:appuser:X``)."""
     spans: list[Span] = []
     done = -1
@@ -296,17 +287,11 @@ def find_pgpass_passwords(text: str) -> list[Span]:
     return spans
 
 
-def find_cookie_values(text: str) -> list[Span]:
+def find_cookie_values(text: str, lower: bytes) -> list[Span]:
     """Values of ``Cookie:`` and ``Set-Cookie:`` headers that are literals, not words
     (``session=X`` goes, ``theme=dark`` and ``Path=/`` stay)."""
-    spans: list[Span] = []
-    for header in _COOKIE_HEADER.finditer(text):
-        pos = header.end()
-        while pair := _COOKIE_PAIR.match(text, pos):
-            pos = pair.end()
-            if literal_value_ok(pair.group("v"), False):
-                spans.append((pair.start("v"), pair.end("v"), "cookie-value"))
-    return spans
+    return _pair_values(text, _COOKIE_HEADER, _COOKIE_PAIR, "cookie-value",
+                        lambda p: literal_value_ok(p.group("v"), False))
 
 
 # --- Kubernetes Secret manifests ---------------------------------------------------------
@@ -317,9 +302,11 @@ _K8S_ENTRY = re.compile(r"(?P<ind>[ \t]*)(?P<key>[\w.-]+):[ \t]*(?P<val>.*)")
 _B64_VALUE = re.compile(r"[A-Za-z0-9+/]+={0,2}")
 
 
-def find_k8s_secret_data(text: str) -> list[Span]:
+def find_k8s_secret_data(text: str, lower: bytes) -> list[Span]:
     """Values under ``data:``/``stringData:`` in a ``kind: Secret`` manifest."""
     spans: list[Span] = []
+    if b"secret" not in lower:
+        return spans
     # The YAML documents: the text cut at each ``---`` line.
     separators = re.finditer(r"(?m)^---[ \t]*$", text)
     cuts = [0, *(end for m in separators for end in m.span()), len(text)]
@@ -368,30 +355,40 @@ def _k8s_value(text: str, s: int, e: int, string_data: bool, spans: list[Span]) 
         spans.append((s, e, "kubernetes-secret"))
 
 
-# --- webhooks and provider URLs -----------------------------------------------------------
+# --- secrets a literal marks: SAS signatures, FlyV1 tokens, webhook and API URLs ---------
 
-#: (literal, kind, pattern): compiled (and cached by ``re``) once a text holds the literal.
-_WEBHOOKS = (
+#: (literal, kind, pattern, check of its group ``s``): compiled (and cached by ``re``) once a
+#: text holds the literal.
+_MARKED: tuple[tuple[bytes, str, str, Callable[[str], bool]], ...] = (
+    # Azure SAS signatures (``...&sig=<base64>`` in a URL or a connection string).
+    (b"sig=", "azure-sas-signature", r"(?<![\w%.-])sig=(?P<s>[A-Za-z0-9%+/=_-]{1,512})", _sas_ok),
+    # ``FlyV1 fm2_...`` authorization values: one macaroon, ``fm2_`` + base64, or several
+    # comma-separated (any length once the scheme names them).
+    (b"flyv1", "flyio-token", r"(?i)FlyV1[ \t]+(?P<s>fm[12][ar]?_[A-Za-z0-9+/]{20,4096}={0,3}"
+     r"(?:,fm[12][ar]?_[A-Za-z0-9+/]{20,4096}={0,3}){0,16})",
+     lambda value: provider_token_ok(value[4:], 3.0)),
     (b"hooks.slack.com", "slack-webhook",
-     r"hooks\.slack\.com/(?:services|workflows|triggers)/(?P<s>[A-Za-z0-9_/+-]{20,250})"),
+     r"hooks\.slack\.com/(?:services|workflows|triggers)/(?P<s>[A-Za-z0-9_/+-]{20,250})",
+     _url_part_ok),
     (b"webhook.office.com", "teams-webhook", r"webhook\.office\.com/webhookb2/"
-     r"(?P<s>[\w-]{36}@[\w-]{36}/IncomingWebhook/[\w-]{32}/[\w-]{36})"),
+     r"(?P<s>[\w-]{36}@[\w-]{36}/IncomingWebhook/[\w-]{32}/[\w-]{36})", _url_part_ok),
     (b"discord", "discord-webhook",
-     r"discord(?:app)?\.com/api/webhooks/(?P<s>\d{17,20}/[\w-]{60,80})"),
+     r"discord(?:app)?\.com/api/webhooks/(?P<s>\d{17,20}/[\w-]{60,80})", _url_part_ok),
     (b"softlayer.com", "softlayer-api-key",
-     r"(?i)api\.softlayer\.com/soap/v3(?:\.1)?/(?P<s>[a-z0-9]{64})"),
+     r"(?i)api\.softlayer\.com/soap/v3(?:\.1)?/(?P<s>[a-z0-9]{64})", _url_part_ok),
 )
 
 
-def find_webhooks(text: str, lower: bytes) -> list[Span]:
-    """Secret parts of webhook URLs (Slack, Teams, Discord) and key-bearing API URLs."""
+def find_marked_secrets(text: str, lower: bytes) -> list[Span]:
+    """Azure SAS signatures, ``FlyV1`` tokens, the secret parts of webhook URLs (Slack,
+    Teams, Discord) and key-bearing API URLs."""
     spans: list[Span] = []
-    for needle, kind, pattern in _WEBHOOKS:
+    for needle, kind, pattern, ok in _MARKED:
         i = lower.find(needle)
         if i == -1:
             continue
         for m in re.compile(pattern).finditer(text, max(0, i - 40)):
-            if provider_token_ok(m.group("s").replace("/", ""), 3.0):
+            if ok(m.group("s")):
                 spans.append((m.start("s"), m.end("s"), kind))
     return spans
 

@@ -56,14 +56,6 @@ def _cells(text: str, start: int, end: int) -> list[tuple[int, int]]:
     return cells
 
 
-def _trim(text: str, s: int, e: int) -> tuple[int, int]:
-    while s < e and text[s] in _CELL_MARKUP:
-        s += 1
-    while e > s and text[e - 1] in _CELL_MARKUP:
-        e -= 1
-    return s, e
-
-
 def _cell_ok(kind: str, value: str, quoted: bool) -> bool:
     if quoted and " " in value:
         return password_value_ok(value, True)
@@ -76,7 +68,7 @@ def _line_end(text: str, start: int) -> int:
     return len(text) if nl == -1 else nl
 
 
-def find_table_secrets(text: str) -> list[Span]:
+def find_table_secrets(text: str, lower: bytes) -> list[Span]:
     """Cells of Markdown table columns headed by a secret name."""
     spans: list[Span] = []
     hint = _SEPARATOR_HINT.search(text)
@@ -112,9 +104,9 @@ def _table_body(text: str, sep_start: int, sep_end: int, spans: list[Span]) -> i
             if n >= len(cells):
                 continue
             raw_s, raw_e = cells[n]
-            s, e = _trim(text, raw_s, raw_e)
-            quoted = s > raw_s and text[s - 1] == "`"
-            if e > s and _cell_ok(kind, text[s:e], quoted):
-                spans.append((s, e, KIND))
+            s = raw_e - len(text[raw_s:raw_e].lstrip(_CELL_MARKUP))
+            value = text[s:raw_e].rstrip(_CELL_MARKUP)
+            if value and _cell_ok(kind, value, s > raw_s and text[s - 1] == "`"):
+                spans.append((s, s + len(value), KIND))
         pos = end + 1
     return pos
