@@ -136,3 +136,19 @@ def test_the_chosen_theme_is_remembered(tmp_path: Path) -> None:
     first()
     second()
     broken()
+
+
+@app_test
+async def test_help_scrolls_by_lines_and_pages(tmp_path: Path) -> None:
+    """Down/up scroll the keys a line, pagedown/pageup a screen less one line."""
+    from textual.containers import VerticalScroll
+
+    async with opened(tmp_path, "question_mark") as (app, pilot):
+        scroll = app.screen.query_one("#help-scroll", VerticalScroll)
+        page = max(1, scroll.size.height - 1)
+        await press(pilot, "pagedown")
+        assert scroll.scroll_y == page
+        await press(pilot, "down")
+        assert scroll.scroll_y == page + 1
+        await press(pilot, "up", "pageup")
+        assert scroll.scroll_y == 0

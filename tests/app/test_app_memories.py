@@ -249,6 +249,19 @@ async def test_copy_without_system_clipboard_is_no_crash(tmp_path: Path) -> None
 
 
 @app_test
+async def test_the_filter_buttons_take_focus_and_apply_applies(tmp_path: Path) -> None:
+    from textual.widgets import Button
+
+    async with opened(tmp_path, "f") as (app, pilot):
+        modal = top_screen(app, FilterModal)
+        assert all(button.focusable for button in modal.query(Button))
+        modal.query_one("#kind-preference").value = True
+        await pilot.click("#save")
+        await settle(pilot)
+        assert _list(app).count == 3
+
+
+@app_test
 async def test_filter_by_kind_status_and_source(tmp_path: Path) -> None:
     async with opened(tmp_path, "f") as (app, pilot):
         modal = top_screen(app, FilterModal)

@@ -39,6 +39,13 @@ def _fill(store: Store, owner: str, rows: int) -> None:
         store.memories.insert_many(memories)
 
 
+def for_list(engine: Engine, project: str | None = None, *, kind: str | None = None,
+             search: str | None = None, **options: int) -> PagedSource:
+    """A source for the actor's active user memories (no project) or one project's."""
+    flt = engine.identity.memory_filter(project, kind=kind, search=search)
+    return PagedSource(engine, flt, **options)
+
+
 @pytest.fixture(scope="module")
 def big_store(tmp_path_factory: pytest.TempPathFactory) -> Store:
     path = tmp_path_factory.mktemp("big") / "big.db"
@@ -56,14 +63,14 @@ def reference(big_store: Store) -> list[str]:
 
 def test_reading_every_row_in_order_matches_the_list(big_store: Store,
                                                      reference: list[str]) -> None:
-    source = PagedSource.for_list(Engine(big_store, "alice"), page_size=50, max_pages=4)
+    source = for_list(Engine(big_store, "alice"), page_size=50, max_pages=4)
     assert source.count_rows() == ROWS
     assert [m.id for m in source.rows(0, ROWS)] == reference
     assert len(source.cached_pages()) <= 4
 
 
 def test_random_access_by_page_matches(big_store: Store, reference: list[str]) -> None:
-    source = PagedSource.for_list(Engine(big_store, "alice"), page_size=37, max_pages=3)
+    source = for_list(Engine(big_store, "alice"), page_size=37, max_pages=3)
     source.count_rows()
     pages = list(range(source.page_of(ROWS - 1) + 1))
     random.Random(7).shuffle(pages)
@@ -75,7 +82,7 @@ def test_random_access_by_page_matches(big_store: Store, reference: list[str]) -
 
 
 def test_backwards_reading_uses_keyset_before(big_store: Store, reference: list[str]) -> None:
-    source = PagedSource.for_list(Engine(big_store, "alice"), page_size=40)
+    source = for_list(Engine(big_store, "alice"), page_size=40)
     source.count_rows()
     last = source.page_of(ROWS - 1)
     assert source.plan(last).method == "bottom"
@@ -88,7 +95,7 @@ def test_backwards_reading_uses_keyset_before(big_store: Store, reference: list[
 
 def test_plans_top_after_bottom_and_cheapness(big_store: Store,
                                               monkeypatch: pytest.MonkeyPatch) -> None:
-    source = PagedSource.for_list(Engine(big_store, "alice"), page_size=10)
+    source = for_list(Engine(big_store, "alice"), page_size=10)
     assert source.plan(0).method == "top"
     source.load_page(0)
     assert source.plan(1).method == "after"
@@ -103,16 +110,16 @@ def test_plans_top_after_bottom_and_cheapness(big_store: Store,
 
 def test_search_and_kind_filters_page_too(big_store: Store) -> None:
     engine = Engine(big_store, "alice")
-    source = PagedSource.for_list(engine, search="pytest", page_size=25)
+    source = for_list(engine, search="pytest", page_size=25)
     assert source.count_rows() == len(range(0, ROWS, 10))
     rows = source.rows(0, source.count)
     assert all("pytest" in m.content for m in rows) and len(rows) == source.count
-    kinds = PagedSource.for_list(engine, kind="decision", page_size=25)
+    kinds = for_list(engine, kind="decision", page_size=25)
     assert kinds.count_rows() == len(range(2, ROWS, 4))
 
 
 def test_index_of_cached_rows(big_store: Store, reference: list[str]) -> None:
-    source = PagedSource.for_list(Engine(big_store, "alice"), page_size=20)
+    source = for_list(Engine(big_store, "alice"), page_size=20)
     source.load_page(0)
     assert source.index_of(reference[5]) == 5
     assert source.index_of(reference[500]) is None
@@ -122,7 +129,7 @@ def test_another_users_list_is_refused(big_store: Store) -> None:
     from memtui.errors import NotFound
 
     with pytest.raises(NotFound):
-        PagedSource.for_list(Engine(big_store, "mallory"), "webshop")
+        for_list(Engine(big_store, "mallory"), "webshop")
 
 
 @app_test
@@ -170,6 +177,6 @@ def test_demo_lists_are_small_and_exact(tmp_path: Path) -> None:
     app = demo_app(tmp_path)
     engine = app.engine
     for project in (None, "webshop", "infra", "ml-pipeline"):
-        source = PagedSource.for_list(engine, project, page_size=3)
+        source = for_list(engine, project, page_size=3)
         expected = [m.id for m in engine.identity.list_memories(project, limit=1000)]
         assert [m.id for m in source.rows(0, 10_000)] == expected

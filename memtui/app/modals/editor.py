@@ -47,6 +47,14 @@ class FormDialog(Dialog[DraftType | None], Generic[DraftType]):
         event.stop()
         (self.action_save if event.button.id == "save" else self.action_close)()
 
+    def compose_buttons(self, save: str, *, focusable: bool = False) -> ComposeResult:
+        """Cancel (esc) and ``save`` (ctrl+s); not ``focusable``: tab stays in the fields."""
+        with Horizontal(classes="dialog-buttons"):
+            for button in (Button("Cancel (esc)", id="cancel"),
+                           Button(f"{save} (ctrl+s)", id="save", variant="primary")):
+                button.can_focus = focusable
+                yield button
+
 
 class SubmitDialog(FormDialog[DraftType]):
     """A dialog whose save writes: ``write(draft)`` makes the ``curator.Write`` the app's
@@ -99,14 +107,6 @@ class SubmitDialog(FormDialog[DraftType]):
     def on_write_refused(self, message: WriteRefused) -> None:
         """The write was refused: say why, keep everything typed."""
         self.failed(message.error)
-
-    def compose_buttons(self, save: str) -> ComposeResult:
-        """Cancel (esc) and ``save`` (ctrl+s); not focusable: tab stays in the fields."""
-        with Horizontal(classes="dialog-buttons"):
-            for button in (Button("Cancel (esc)", id="cancel"),
-                           Button(f"{save} (ctrl+s)", id="save", variant="primary")):
-                button.can_focus = False
-                yield button
 
     def failed(self, message: str) -> None:
         """The write (or a check) failed: say why, keep everything typed."""

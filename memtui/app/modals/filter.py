@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal
-from textual.widgets import Button, Label, RadioButton, RadioSet
+from textual.widgets import Label, RadioButton, RadioSet
 
 from memtui.app.filter_choice import ALL, STALE, FilterChoice
 from memtui.app.modals.editor import FormDialog
@@ -39,9 +38,7 @@ class FilterModal(FormDialog[FilterChoice]):
             with RadioSet(id=f"filter-{name}", classes=f"filter-row{many}"):
                 for value in values:
                     yield RadioButton(value, value=value == chosen, id=f"{name}-{value}")
-        with Horizontal(classes="dialog-buttons"):
-            yield Button("Cancel (esc)", id="cancel")
-            yield Button("Apply (ctrl+s)", id="save", variant="primary")
+        yield from self.compose_buttons("Apply", focusable=True)
 
     def _chosen(self, name: str) -> str | None:
         pressed = self.query_one(f"#filter-{name}", RadioSet).pressed_button

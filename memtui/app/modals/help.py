@@ -29,9 +29,9 @@ class HelpModal(Dialog[None]):
                 id="help.down"),
         Binding("up", "scroll(-1)", "scroll up", show=False, tooltip="Scroll up a line",
                 id="help.up"),
-        Binding("pagedown", "page(1)", "page down", show=False, tooltip="Scroll down a page",
-                id="help.page_down"),
-        Binding("pageup", "page(-1)", "page up", show=False, tooltip="Scroll up a page",
+        Binding("pagedown", "scroll(0, 1)", "page down", show=False,
+                tooltip="Scroll down a page", id="help.page_down"),
+        Binding("pageup", "scroll(0, -1)", "page up", show=False, tooltip="Scroll up a page",
                 id="help.page_up"),
     ]
 
@@ -70,11 +70,7 @@ class HelpModal(Dialog[None]):
         self._show(event.value)
         self.query_one("#help-scroll", VerticalScroll).scroll_home(animate=False)
 
-    def action_scroll(self, lines: int) -> None:
-        """Scroll the keys by ``lines``."""
-        self.query_one("#help-scroll", VerticalScroll).scroll_relative(y=lines, animate=False)
-
-    def action_page(self, direction: int) -> None:
-        """Scroll the keys by a page."""
+    def action_scroll(self, lines: int, pages: int = 0) -> None:
+        """Scroll the keys by ``lines`` and ``pages``."""
         scroll = self.query_one("#help-scroll", VerticalScroll)
-        scroll.scroll_relative(y=direction * max(1, scroll.size.height - 1), animate=False)
+        scroll.scroll_relative(y=lines + pages * max(1, scroll.size.height - 1), animate=False)

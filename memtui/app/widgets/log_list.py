@@ -6,7 +6,6 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from rich.text import Text
-from textual.strip import Strip
 
 from memtui.app.widgets.paged_list import PREFETCH_SCREENS, PagedLineList
 from memtui.app.widgets.paged_source import KeysetPages
@@ -20,18 +19,13 @@ if TYPE_CHECKING:
 class LogSource(KeysetPages[LogEntry]):
     """The acting user's extraction log by position, newest scan first, page by page."""
 
+    TIME_FIELD = "at"
+    KEY_FIELD = "task_id"  # (one log row per task)
+
     def count_rows(self) -> int:
         """Count the log rows (one query) and remember the answer."""
         self.count = self.engine.extraction.log_count()
         return self.count
-
-    def edge(self, row: LogEntry) -> PageCursor:
-        """(at, task_id)."""
-        return PageCursor(created_at=row.at, id=row.task_id)
-
-    def key(self, row: LogEntry) -> str:
-        """The task's id (one log row per task)."""
-        return row.task_id
 
     def read_keyset(self, limit: int, *, after: PageCursor | None = None,
                     before: PageCursor | None = None) -> list[LogEntry]:
@@ -45,6 +39,8 @@ class LogSource(KeysetPages[LogEntry]):
 
 class LogList(PagedLineList[LogEntry]):
     """The acting user's extraction log, newest scan first, paged from the store."""
+
+    ERROR_TEXT = "Could not read the extraction log: {}"
 
     def __init__(self, render_row: Callable[[LogEntry, int], Text], *, empty_text: str = "",
                  id: str | None = None) -> None:
@@ -85,12 +81,3 @@ class LogList(PagedLineList[LogEntry]):
         """One log row (``None`` while its page is being read)."""
         entry = self.row_at(index)
         return None if entry is None else self._render_row(entry, width)
-
-    def render_line(self, y: int) -> Strip:
-        """A row, or the empty / error message of an empty log."""
-        if self.row_count() == 0:
-            if self.error:
-                return self.render_message_line(
-                    y, f"Could not read the extraction log: {self.error}", "bold red")
-            return self.render_message_line(y, self.empty_text)
-        return super().render_line(y)

@@ -18,7 +18,6 @@ from rich.text import Text
 from textual import work
 from textual.binding import Binding, BindingType
 from textual.message import Message
-from textual.strip import Strip
 from textual.worker import Worker, get_current_worker
 
 from memtui.app.widgets.line_list import ROW_LEAD_CELLS
@@ -442,18 +441,6 @@ class MemoryList(PagedLineList[Memory]):
         if memory_ids != self.stale:
             self.stale = memory_ids
             self.refresh()
-
-    def render_line(self, y: int) -> Strip:
-        """Draw a row, or the empty / loading / error line of an empty list."""
-        if self.row_count() == 0:
-            if self.error:
-                message, style = f"Could not read the list: {self.error}", "bold red"
-            elif self.is_loading:
-                message, style = "Loading…", "italic"
-            else:
-                message, style = self.empty_text, ""
-            return self.render_message_line(y, message, style)
-        return super().render_line(y)
 
     def action_toggle_mark(self) -> None:
         """Mark or unmark the cursor's memory (for bulk forget); the cursor stays (j moves)."""

@@ -8,6 +8,7 @@ from typing import Any, Generic, TypeVar
 
 from textual import work
 from textual.message import Message
+from textual.strip import Strip
 
 from memtui.app.widgets.line_list import LineList
 from memtui.app.widgets.paged_source import KeysetPages, PagePlan
@@ -22,7 +23,10 @@ FAR_PAGES_GROUP = "list-far-pages"
 
 
 class PagedLineList(LineList, Generic[R]):
-    """A ``LineList`` whose rows come from a ``KeysetPages`` ``source``."""
+    """A ``LineList`` whose rows come from a ``KeysetPages`` ``source``; empty, it shows
+    ``empty_text``, or why its rows could not be read (``ERROR_TEXT``)."""
+
+    ERROR_TEXT = "Could not read the list: {}"
 
     @dataclass
     class PagesFetched(Message):
@@ -45,11 +49,27 @@ class PagedLineList(LineList, Generic[R]):
         self._generation = 0
         self._pending: set[int] = set()
         self.error: str | None = None
+        self.empty_text = ""
 
     @property
     def count(self) -> int | None:
         """How many rows the list holds (None while counting, or before the first load)."""
         return None if self.source is None else self.source.count
+
+    @property
+    def is_loading(self) -> bool:
+        """Whether the list is still being read or counted (an empty one says so)."""
+        return False
+
+    def render_line(self, y: int) -> Strip:
+        """Draw a row, or the empty / loading / error line of an empty list."""
+        if self.row_count():
+            return super().render_line(y)
+        if self.error:
+            return self.render_message_line(y, self.ERROR_TEXT.format(self.error), "bold red")
+        if self.is_loading:
+            return self.render_message_line(y, "Loading…", "italic")
+        return self.render_message_line(y, self.empty_text)
 
     def current(self) -> R | None:
         """The row under the cursor (if its page is read)."""

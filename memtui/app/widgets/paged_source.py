@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Generic, TypeVar
+from typing import TYPE_CHECKING, ClassVar, Generic, TypeVar
 
 from memtui.store.models import Memory, MemoryFilter, PageCursor
 
@@ -42,8 +42,13 @@ class PagePlan:
 
 class KeysetPages(Generic[R]):
     """Rows of one newest-first list by position, read through ``engine`` page by page and
-    cached (LRU). Subclasses say how to count, how to read a page and what a row's position
-    and key are."""
+    cached (LRU). Subclasses say how to count, how to read a page and which of a row's fields
+    are its keyset position (``TIME_FIELD``, ``KEY_FIELD``)."""
+
+    TIME_FIELD: ClassVar[str] = "created_at"
+    """The row's time, newest first in the list."""
+    KEY_FIELD: ClassVar[str] = "id"
+    """The row's id: breaks ties of time, finds the row again after a reload."""
 
     def __init__(self, engine: Engine, *, page_size: int = PAGE_SIZE,
                  max_pages: int = MAX_CACHED_PAGES) -> None:
@@ -57,14 +62,6 @@ class KeysetPages(Generic[R]):
         """Count the rows (one query) and remember the answer."""
         raise NotImplementedError
 
-    def edge(self, row: R) -> PageCursor:
-        """A row's keyset position."""
-        raise NotImplementedError
-
-    def key(self, row: R) -> str:
-        """A row's id (to find it again after a reload)."""
-        raise NotImplementedError
-
     def read_keyset(self, limit: int, *, after: PageCursor | None = None,
                     before: PageCursor | None = None) -> list[R]:
         """Rows after (older than) or just before (newer than) a position, in list order."""
@@ -73,6 +70,11 @@ class KeysetPages(Generic[R]):
     def read_at(self, offset: int, limit: int, *, from_end: bool) -> list[R]:
         """Rows by position from the top (or, ``from_end``, from the bottom), list order."""
         raise NotImplementedError
+
+    def edge(self, row: R) -> PageCursor:
+        """A row's keyset position."""
+        return PageCursor(created_at=getattr(row, self.TIME_FIELD),
+                          id=getattr(row, self.KEY_FIELD))
 
     def page_of(self, index: int) -> int:
         """The page that holds row ``index``."""
@@ -105,7 +107,7 @@ class KeysetPages(Generic[R]):
         """The position of a cached row by id (None if no cached page holds it)."""
         for page, rows in self._pages.items():
             for offset, row in enumerate(rows):
-                if self.key(row) == key:
+                if getattr(row, self.KEY_FIELD) == key:
                     return page * self.page_size + offset
         return None
 
@@ -201,27 +203,10 @@ class PagedSource(KeysetPages[Memory]):
         super().__init__(engine, page_size=page_size, max_pages=max_pages)
         self.filter = flt
 
-    @classmethod
-    def for_list(cls, engine: Engine, project: str | None = None, *, kind: str | None = None,
-                 status: str | None = "active", source: str | None = None,
-                 search: str | None = None, **options: int) -> PagedSource:
-        """A source for the actor's user memories (no project) or one project's memories."""
-        flt = engine.identity.memory_filter(project, kind=kind, status=status, source=source,
-                                            search=search)
-        return cls(engine, flt, **options)
-
     def count_rows(self) -> int:
         """Count the rows (one query) and remember the answer."""
         self.count = self.engine.identity.count_memories(self.filter)
         return self.count
-
-    def edge(self, row: Memory) -> PageCursor:
-        """(created_at, id)."""
-        return PageCursor(created_at=row.created_at, id=row.id)
-
-    def key(self, row: Memory) -> str:
-        """The memory's id."""
-        return row.id
 
     def read_keyset(self, limit: int, *, after: PageCursor | None = None,
                     before: PageCursor | None = None) -> list[Memory]:
