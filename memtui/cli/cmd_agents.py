@@ -82,7 +82,8 @@ def hooks(ctx: CliContext, args: argparse.Namespace) -> int:
                            "files": [{**change.to_json(),
                                       "backup": backups.get(str(change.path))}
                                      for change in changes],
-                           "installed": [entry.to_json() for entry in installed]})
+                           "installed": [{"agent": args.agent, **entry.to_json()}
+                                         for entry in installed]})
     out = ctx.stdout
     for entry in installed:
         state = "runs" if entry.check.ok else f"BROKEN: {entry.check.problem}"

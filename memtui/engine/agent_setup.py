@@ -20,7 +20,7 @@ import stat
 import time
 import tomllib
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -55,18 +55,18 @@ from memtui.engine.safe_files import (
 )
 from memtui.engine.sessions import check_agent
 from memtui.errors import AgentFileWriteFailed, Conflict, InvalidInput, UnsafePath
+from memtui.jsonable import JsonMixin
 
 INSTALL, UNINSTALL = "install", "uninstall"
 COMMAND = "memtui"
 HOOK_START = "hook session-start"
 HOOK_END = "hook session-end"
-START_EVENTS = ("SessionStart",)
-END_EVENTS = ("SessionEnd", "Stop")
-START_MATCHER = "startup"
-"""Claude Code's SessionStart matcher for a brand-new session."""
-GATE_EVENT = "PreToolUse"
 GATE_MATCHER = "Write|Edit|MultiEdit|NotebookEdit"
 """Claude Code's file-writing tools (MultiEdit before 2.1): the write gate's matcher."""
+HOOK_EVENTS = {"SessionStart": (HOOK_START, "startup"), "SessionEnd": (HOOK_END, None),
+               "Stop": (HOOK_END, None), "PreToolUse": (None, GATE_MATCHER)}
+"""Claude Code's events memtui hooks: (its hook's words, None: the write gate; the matcher,
+``startup``: a brand-new session)."""
 GATE_SCRIPT = ("cli", "gate_hook.py")
 """The gate's program, ``memtui/cli/gate_hook.py``, run by a Python (``-I -S``)."""
 HOOK_TIMEOUT_S = 10
@@ -104,15 +104,12 @@ class SettingsChange:
     before: str | None
     after: str
     summary: str
-    what: str = "mcp"
+    what: str
     """Which entries: ``mcp`` (JSON), ``hooks`` (Claude Code's settings) or ``toml``."""
-    action: str = INSTALL
-    extra: tuple[str, ...] = ()
-    command: Command = (COMMAND,)
-    before_sha256: str | None = None
-    """The SHA-256 of the file's bytes as read (None: no file, or a plan made by hand)."""
-    gate: Command | None = None
-    """The write gate's command (Claude Code's hooks; None: no gate)."""
+    before_sha256: str | None
+    """The SHA-256 of the file's bytes as read (None: no file)."""
+    again: Callable[[], SettingsChange] = field(repr=False, compare=False)
+    """The same change planned again on what the file holds then."""
 
     @property
     def changed(self) -> bool:
@@ -150,12 +147,6 @@ Command = tuple[str, ...]
 DEFAULT_COMMAND: Command = (COMMAND,)
 
 
-def hook_command(which: str, extra: list[str] | None = None,
-                 command: Command = DEFAULT_COMMAND) -> str:
-    """The shell command a Claude Code hook runs (every word quoted for a shell)."""
-    return shlex.join([*command, *(extra or []), *which.split()])
-
-
 # ---- where the files are ---------------------------------------------------------------------
 
 
@@ -170,10 +161,9 @@ def _targets(agent: str, project: Path | None) -> list[tuple[str, Path, Path]]:
         if project is not None:
             return [("mcp", project / ".mcp.json", project),
                     ("hooks", project / ".claude" / "settings.json", project)]
-        config_dir = _env_path("CLAUDE_CONFIG_DIR")
-        user_file = (config_dir or Path.home()) / ".claude.json"
-        return [("mcp", user_file, user_file.parent),
-                ("hooks", resolve_claude_home() / "settings.json", resolve_claude_home())]
+        user_file = (_env_path("CLAUDE_CONFIG_DIR") or Path.home()) / ".claude.json"
+        home = resolve_claude_home()
+        return [("mcp", user_file, user_file.parent), ("hooks", home / "settings.json", home)]
     if agent == "codex":
         home = project / ".codex" if project is not None else resolve_codex_home()
         return [("toml", home / "config.toml", project or home)]
@@ -194,24 +184,17 @@ SETTINGS_FILES = SafeFiles(problem=SettingsFileProblem, max_bytes=MAX_SETTINGS_B
 
 def read_settings(path: Path, root: Path) -> str | None:
     """The file's text (None when there is none)."""
-    found = _read_bytes(path, root)
-    return _decoded(path, found[0]) if found else None
+    return _read(path, root)[0]
 
 
-def _read_bytes(path: Path, root: Path) -> tuple[bytes, str] | None:
-    """The file's bytes and their SHA-256 (None when there is no file)."""
+def _read(path: Path, root: Path, decode: bool = True
+          ) -> tuple[str | None, bytes | None, str | None]:
+    """The file's text (``decode``), bytes and their SHA-256 (all None: there is no file)."""
     if not os.path.lexists(path):
-        return None
+        return None, None, None
     try:
         data, stamp = SETTINGS_FILES.read_stamped(path, real_root(root))
-    except SettingsFileProblem as error:
-        raise SettingsFileProblem(f"{path}: {error.reason}; nothing written") from None
-    return data, stamp.sha256
-
-
-def _decoded(path: Path, data: bytes) -> str:
-    try:
-        return SETTINGS_FILES.decode_text(data)
+        return (SETTINGS_FILES.decode_text(data) if decode else None), data, stamp.sha256
     except SettingsFileProblem as error:
         raise SettingsFileProblem(f"{path}: {error.reason}; nothing written") from None
 
@@ -263,27 +246,18 @@ def merge_mcp_json(path: Path, text: str | None, action: str,
         entry = {**kept, **_server_entry(extra, command, always_load)}
         if old == entry and text is not None:
             return text, "mcpServers.memtui already set"
-        after = _put_server(path, text, top, servers, entry)
-        _check_comments_kept(path, text, after, allow_comments, "add it by hand under "
-                             f'"mcpServers": "{SERVER_NAME}": {json.dumps(entry)}')
-        return after, "set mcpServers.memtui" + _options_note(_args_of(old), extra) + \
-            _dropped_note(dropped)
-    if not isinstance(servers, dict) or SERVER_NAME not in servers:
+        new = {**(servers or {}), SERVER_NAME: entry}
+        by_hand = f'add it by hand under "mcpServers": "{SERVER_NAME}": {json.dumps(entry)}'
+        summary = "set mcpServers.memtui" + _install_notes(old, extra, JSON_TRANSPORT_KEYS)
+    elif SERVER_NAME not in (servers or {}):
         return (text if text is not None else ""), "no mcpServers.memtui to remove"
-    after = _put_server(path, text, top, servers, None)
-    _check_comments_kept(path, text, after, allow_comments,
-                         f'take "{SERVER_NAME}" out of "mcpServers" by hand')
-    return after, "removed mcpServers.memtui"
-
-
-def _put_server(path: Path, text: str | None, top: TopLevel | None,
-                servers: dict[str, Any] | None, entry: dict[str, Any] | None) -> str:
-    """The text with ``mcpServers.memtui`` set to ``entry`` (None: taken out), the rest kept."""
-    rest = {name: value for name, value in (servers or {}).items() if name != SERVER_NAME}
-    if top is None or text is None or not servers or (entry is None and not rest):
-        return _put(path, text, top, "mcpServers",
-                    {**rest, SERVER_NAME: entry} if entry is not None else None)
-    return set_member(text, "mcpServers", SERVER_NAME, entry, str(path), top)
+    else:
+        new = {name: value for name, value in (servers or {}).items() if name != SERVER_NAME}
+        by_hand = f'take "{SERVER_NAME}" out of "mcpServers" by hand'
+        summary = "removed mcpServers.memtui"
+    after = _put_members(path, text, top, "mcpServers", servers, new)
+    _check_comments_kept(path, text, after, allow_comments, by_hand)
+    return after, summary
 
 
 def _check_comments_kept(path: Path, before: str | None, after: str, allow_comments: bool,
@@ -355,10 +329,13 @@ def _transport_keys(entry: object, keys: frozenset[str]) -> list[str]:
         "type", "stdio")] if isinstance(entry, dict) else []
 
 
-def _dropped_note(keys: list[str]) -> str:
-    """``; drops url, headers (...)`` for the transport keys an install takes out."""
-    return f"; drops {', '.join(keys)} (another transport's; memtui runs as a command)" \
-        if keys else ""
+def _install_notes(old: object, extra: list[str] | None, transport: frozenset[str]) -> str:
+    """What an install over the entry ``old`` changes beyond memtui's keys: the options it
+    replaces (``_options_note``), ``; drops url, headers (...)`` for the transport keys."""
+    keys = _transport_keys(old, transport)
+    return _options_note(_args_of(old), extra) + (
+        f"; drops {', '.join(keys)} (another transport's; memtui runs as a command)"
+        if keys else "")
 
 
 def _options_note(old_words: list[str], extra: list[str] | None) -> str:
@@ -415,17 +392,15 @@ def merge_claude_hooks(path: Path, text: str | None, action: str,
     if existing is None and action == UNINSTALL:
         return (text if text is not None else ""), "no memtui hooks to remove"
     hooks: dict[str, Any] = dict(existing or {})
-    for event in (*START_EVENTS, *END_EVENTS, GATE_EVENT):
+    for event, (which, matcher) in HOOK_EVENTS.items():
         groups = hooks.get(event, [])
         if not isinstance(groups, list):
             raise InvalidInput(f"{path}: hooks.{event} is not a list; nothing written")
         groups = _strip_ours(groups)
-        if action == INSTALL and (event != GATE_EVENT or gate is not None):
-            line = hook_command("", extra, gate) if gate is not None and event == GATE_EVENT \
-                else hook_command(HOOK_START if event in START_EVENTS else HOOK_END, extra, command)
+        program = command if which is not None else gate
+        if action == INSTALL and program is not None:
+            line = shlex.join([*program, *(extra or []), *(which or "").split()])  # quoted
             group = {"hooks": [{"type": "command", "command": line, "timeout": HOOK_TIMEOUT_S}]}
-            matcher = GATE_MATCHER if event == GATE_EVENT else \
-                START_MATCHER if event in START_EVENTS else None
             groups.append({"matcher": matcher, **group} if matcher else group)
         if groups:
             hooks[event] = groups
@@ -435,21 +410,22 @@ def merge_claude_hooks(path: Path, text: str | None, action: str,
         return text, ("memtui hooks already set" if action == INSTALL
                       else "no memtui hooks to remove")
     old_words = next((_shell_words(line) for _event, line in _our_hooks(existing)), [])
-    return _put_hooks(path, text, top, existing, hooks), \
+    return _put_members(path, text, top, "hooks", existing, hooks), \
         ("set the SessionStart, SessionEnd and Stop hooks" + (
             " and the PreToolUse write gate" if gate else "") + _options_note(old_words, extra)
          if action == INSTALL else "removed the memtui hooks")
 
 
-def _put_hooks(path: Path, text: str | None, top: TopLevel | None,
-               existing: dict[str, Any] | None, hooks: dict[str, Any]) -> str:
-    """The text with the ``hooks`` object's changed events set: another event's bytes (the
-    user's own hooks) stay as they were; the whole object when it is new or goes."""
-    if text is None or top is None or not existing or not hooks:
-        return _put(path, text, top, "hooks", hooks or None)
-    for event in (*START_EVENTS, *END_EVENTS, GATE_EVENT):
-        if hooks.get(event) != existing.get(event):
-            text = set_member(text, "hooks", event, hooks.get(event), str(path))
+def _put_members(path: Path, text: str | None, top: TopLevel | None, key: str,
+                 old: dict[str, Any] | None, new: dict[str, Any]) -> str:
+    """The text with the top-level object ``key`` changed from ``old`` to ``new``: only the
+    members that differ set, the others' bytes (the user's own) kept; the whole object when
+    it is new or goes."""
+    if text is None or top is None or not old or not new:
+        return _put(path, text, top, key, new or None)
+    for name in [name for name in {**old, **new} if old.get(name) != new.get(name)]:
+        text = set_member(text, key, name, new.get(name), str(path), top)
+        top = None  # the text changed: scanned again
     return text
 
 
@@ -466,8 +442,7 @@ def merge_codex_toml(path: Path, text: str | None, action: str,
     after, old = merge_server_table(path, source, _server_entry(extra, command), HTTP_KEYS)
     if after == source and old is not None:
         return source, "[mcp_servers.memtui] already set"
-    return after, "set [mcp_servers.memtui]" + _options_note(_args_of(old), extra) + \
-        _dropped_note(_transport_keys(old, HTTP_KEYS))
+    return after, "set [mcp_servers.memtui]" + _install_notes(old, extra, HTTP_KEYS)
 
 
 # ---- plans and writes ------------------------------------------------------------------------
@@ -498,8 +473,7 @@ def plan(agent: str, action: str, project: str | os.PathLike[str] | None = None,
 def _plan_file(agent: str, action: str, what: str, path: Path, root: Path,
                extra: list[str] | None, command: Command,
                gate: Command | None = None) -> SettingsChange:
-    found = _read_bytes(path, root)
-    before, digest = (_decoded(path, found[0]), found[1]) if found else (None, None)
+    before, _data, digest = _read(path, root)
     if what == "toml":
         after, summary = merge_codex_toml(path, before, action, extra, command)
     elif what == "hooks":
@@ -511,22 +485,17 @@ def _plan_file(agent: str, action: str, what: str, path: Path, root: Path,
     if before is None and action == UNINSTALL:
         after = before = ""
         summary = f"no file; {summary}"
-    return SettingsChange(agent, path, root, before, after, summary, what, action,
-                          tuple(extra or ()), command, digest, gate)
+    return SettingsChange(agent, path, root, before, after, summary, what, digest, lambda: (
+        _plan_file(agent, action, what, path, root, extra, command, gate)))
 
 
 def _unchanged_since_read(change: SettingsChange) -> bytes | None:
     """The file's bytes (None: no file); Conflict unless it still holds what the plan read
-    (its bytes' hash, when the plan has it: a large file is not decoded again)."""
-    found = _read_bytes(change.path, change.root)
-    if change.before_sha256 is not None:
-        same = found is not None and found[1] == change.before_sha256
-    else:
-        current = _decoded(change.path, found[0]) if found else None
-        same = current == change.before or (current is None and change.before == "")
-    if not same:
+    (its bytes' hash: a large file is not decoded again)."""
+    _text, data, digest = _read(change.path, change.root, decode=False)
+    if digest != change.before_sha256:
         raise Conflict(f"{change.path} changed since it was read; nothing written (run again)")
-    return found[0] if found else None
+    return data
 
 
 def _write_failed(path: Path, error: OSError) -> AgentFileWriteFailed:
@@ -617,8 +586,7 @@ def write_with_retry(change: SettingsChange, attempts: int = MAX_WRITE_ATTEMPTS,
                                "again when the agent is idle") from None
         sleep(wait)
         wait *= 2
-        change = _plan_file(change.agent, change.action, change.what, change.path,
-                            change.root, list(change.extra), change.command, change.gate)
+        change = change.again()
     raise AssertionError("unreachable")
 
 
@@ -642,18 +610,16 @@ def codex_home_for_worker(explicit: str | os.PathLike[str] | None = None) -> Pat
 
 
 @dataclass(frozen=True)
-class InstalledEntry:
+class InstalledEntry(JsonMixin):
     """One memtui entry in an agent's settings (``mcp`` or a hook) and its command's check."""
 
-    agent: str
-    path: Path
+    path: str
     what: str
     check: CommandCheck
 
     def to_json(self) -> dict[str, Any]:
-        """``{agent, path, what, command, ok, problem}``."""
-        return {"agent": self.agent, "path": str(self.path), "what": self.what,
-                **self.check.to_json()}
+        """``{path, what, command, ok, problem}``."""
+        return {"path": self.path, "what": self.what, **self.check.to_json()}
 
 
 def _entries_in(what: str, text: str, allow_comments: bool
@@ -706,5 +672,5 @@ def installed_entries(agent: str, project: str | os.PathLike[str] | None = None,
             check = checks[program]
             if store_problem and check.ok:
                 check = CommandCheck(program, store_problem)
-            entries.append(InstalledEntry(agent, path, kind, check))
+            entries.append(InstalledEntry(str(path), kind, check))
     return entries

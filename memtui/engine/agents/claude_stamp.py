@@ -366,10 +366,10 @@ def _quoted_lossy(lines: list[str]) -> tuple[list[str] | None, bool] | None:
     return (out if quoted else None), lost
 
 
-def _dated(text: str, head_end: int, now: str) -> str | None:
-    """``text`` with its ``modified:`` line set to ``now`` or added (in the ``metadata``
-    mapping, else before the closing fence); None where Claude Code finds no sure place."""
-    fields = parse_front_matter(text).fields
+def _dated(text: str, head_end: int, now: str, fields: dict[str, str]) -> str | None:
+    """``text`` (its front matter ``fields``) with its ``modified:`` line set to ``now`` or
+    added (in the ``metadata`` mapping, else before the closing fence); None where Claude
+    Code finds no sure place."""
     lines = text[:head_end].split("\n")
     close = max(number for number, line in enumerate(lines) if line.strip() == FENCE)
     try:
@@ -453,15 +453,15 @@ def _stamped_dated(text: str, session_id: str, stamp: ClaudeStamp, now: str) -> 
         fields = _claude_fields(quoted, False) if quoted is not None else _read_fields(lines)
     except _Refused:
         spoiled = True
-    if fields is None and not spoiled:
-        has_session = f"{METADATA_KEY}.{SESSION_KEY}" in parse_front_matter(text).fields
-        return (_dated(text, strict.end(), now) or text) if has_session else text
+    front = parse_front_matter(text).fields
+    if fields is None and not spoiled and f"{METADATA_KEY}.{SESSION_KEY}" not in front:
+        return text
     spoiled = spoiled or (fields is not None and not any(fields) and
                           not any(KEY_RE.match(line) for line in lines))
     if fields is not None and not spoiled and not _named_session(fields):
         body = text[loose[1]:].lstrip("\n")
         return "\n".join([*_rendered(fields, session_id, stamp, now), "", body])
-    return _dated(text, strict.end(), now) or text
+    return _dated(text, strict.end(), now, front) or text
 
 
 def claude_memory_text(text: str, session_id: str, stamp: ClaudeStamp = NEWEST,

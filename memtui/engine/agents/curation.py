@@ -58,6 +58,8 @@ PROMOTED_HEADING = "## Promoted from project memory"
 """The section of ``~/.claude/CLAUDE.md`` a promoted Claude Code memory is appended to."""
 MIN_HOOK_CHARS = 24
 """An index repair never cuts an entry's hook shorter than this."""
+FIRST_HOOK_CHARS, HOOK_CHARS_STEP = 80, 16
+"""The first length it cuts hooks to, and how much shorter each next try is."""
 MAX_EDIT_BYTES = 256 * 1024
 
 
@@ -223,22 +225,16 @@ def _fit_hooks(lines: list[str]) -> tuple[list[str], int]:
     if loaded_cut(text)[0] >= min(len(lines), MAX_INDEX_LINES) and \
             len(text.encode("utf-8")) <= MAX_INDEX_BYTES:
         return lines, 0
-    budget = max(MIN_HOOK_CHARS, 80)
-    while budget >= MIN_HOOK_CHARS:
+    for budget in range(FIRST_HOOK_CHARS, MIN_HOOK_CHARS - 1, -HOOK_CHARS_STEP):
         cut: list[str] = []
-        changed = 0
         for line in lines:
             match = ENTRY_RE.match(line)
             hook = (match.group("hook") or "") if match else ""
-            if match and len(hook) > budget:
-                head = line[:match.start("hook")]
-                cut.append(head + hook[:budget - 1].rstrip() + "…")
-                changed += 1
-            else:
-                cut.append(line)
+            cut.append(line[:match.start("hook")] + hook[:budget - 1].rstrip() + "…"
+                       if match and len(hook) > budget else line)
+        changed = sum(old != new for old, new in zip(lines, cut, strict=True))
         if len("\n".join(cut).encode("utf-8")) + 1 <= MAX_INDEX_BYTES:
-            return cut, changed
-        budget -= 16
+            break
     return cut, changed
 
 

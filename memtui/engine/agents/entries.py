@@ -20,7 +20,7 @@ from memtui.engine.agents.errors import AgentInputError
 from memtui.engine.agents.folders import read_memory_folder
 from memtui.engine.agents.gemini import GLOBAL_KEY, global_files, global_memory_lines
 from memtui.engine.agents.gemini_projects import home_context_names
-from memtui.engine.agents.index import INDEX_FILE, MAX_INDEX_BYTES, MAX_INDEX_LINES
+from memtui.engine.agents.index import INDEX_FILE
 from memtui.engine.agents.models import (
     AGENT_CLAUDE,
     AGENT_GEMINI,
@@ -50,9 +50,6 @@ ACTION_PROMOTE = "promote"
 ENTRY_ACTIONS = (ACTION_FORGET, ACTION_EDIT, ACTION_PROMOTE)
 SHOWN_CHARS = 4000
 """Characters of an entry's text kept for showing (after its secrets are masked)."""
-UNLIMITED_LINES = 1 << 30
-UNLIMITED_BYTES = 1 << 40
-"""Gemini CLI loads its whole index."""
 
 
 @dataclass(frozen=True)
@@ -136,9 +133,7 @@ def folder_entries(folder: Path, root: Path, *, limited: bool = True,
                    legacy_names: tuple[str, ...] = ()) -> tuple[list[MemoryEntry],
                                                                 list[Problem]]:
     """The entries of one memory folder inside ``root`` (``limited``: Claude Code's load limit)."""
-    scan = read_memory_folder(folder, root, check_types=limited, legacy_names=legacy_names,
-                              max_index_lines=MAX_INDEX_LINES if limited else UNLIMITED_LINES,
-                              max_index_bytes=MAX_INDEX_BYTES if limited else UNLIMITED_BYTES)
+    scan = read_memory_folder(folder, root, limited=limited, legacy_names=legacy_names)
     secrets: dict[str, list[SecretFinding]] = defaultdict(list)
     for finding in scan.secrets:
         secrets[finding.path].append(finding)
@@ -260,9 +255,8 @@ def plan_entry(action: str, agent: str, home: str | os.PathLike[str], entry: Mem
                               "lists (e edits the index)")
     if action == ACTION_FORGET:
         return curation.plan_forget(home_path, entry.path)
-    if agent == AGENT_GEMINI:
-        return curation.plan_promote_gemini(home_path, entry.path)
-    return curation.plan_promote_claude(home_path, entry.path)
+    return (curation.plan_promote_gemini if agent == AGENT_GEMINI
+            else curation.plan_promote_claude)(home_path, entry.path)
 
 
 def plan_row(action: str, row: AgentRow, home: Path, extra: bool = False) -> WritePlan:

@@ -20,6 +20,9 @@ MAX_FOLDER_DEPTH = 6
 MAX_FOLDER_FILES = 5000
 """Most files read from one memory folder; the rest are reported."""
 HIDDEN_PREFIX = "."
+LIMITS = (MAX_INDEX_LINES, MAX_INDEX_BYTES)
+UNLIMITED = (1 << 30, 1 << 40)
+"""Gemini CLI loads its whole index."""
 
 
 @dataclass
@@ -92,11 +95,10 @@ def _role(relative: str, legacy_names: tuple[str, ...]) -> str:
     return "topic"
 
 
-def read_memory_folder(folder: Path, root: Path, *, check_types: bool = True,
-                       legacy_names: tuple[str, ...] = (),
-                       max_index_lines: int = MAX_INDEX_LINES,
-                       max_index_bytes: int = MAX_INDEX_BYTES) -> FolderScan:
-    """Read a memory folder inside ``root`` (``check_types``: Claude Code's four topic types)."""
+def read_memory_folder(folder: Path, root: Path, *, limited: bool = True,
+                       legacy_names: tuple[str, ...] = ()) -> FolderScan:
+    """Read a memory folder inside ``root`` (``limited``: Claude Code's four topic types
+    and index load limit; else Gemini CLI's, which loads its whole index)."""
     scan = FolderScan()
     if os.path.islink(folder):
         scan.problems.append(Problem(str(folder), "memory folder is a symlink; not followed "
@@ -125,7 +127,7 @@ def read_memory_folder(folder: Path, root: Path, *, check_types: bool = True,
         if parsed.problem:
             scan.problems.append(Problem(str(path), parsed.problem, 1))
         kind = topic_type(fields)
-        if role == "topic" and check_types and fields and kind not in TOPIC_TYPES:
+        if role == "topic" and limited and fields and kind not in TOPIC_TYPES:
             shown = kind if kind is None else repr(kind[:30])
             scan.problems.append(Problem(str(path), f"front matter type {shown} is not one of "
                                          f"{', '.join(TOPIC_TYPES)}", 1))
@@ -135,8 +137,8 @@ def read_memory_folder(folder: Path, root: Path, *, check_types: bool = True,
                                      type=kind, body=parsed.body, front_matter=fields))
     if scan.index_text is not None:
         topics = [item.relative for item in scan.files if item.role == "topic"]
-        scan.index = index_load(str(index_path), scan.index_text, topics, max_index_lines,
-                                max_index_bytes)
+        scan.index = index_load(str(index_path), scan.index_text, topics,
+                                *(LIMITS if limited else UNLIMITED))
         for target in scan.index.outside:
             scan.problems.append(Problem(str(index_path), f"index links outside the memory "
                                          f"folder ({target[:80]}); not followed"))

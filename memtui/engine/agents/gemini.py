@@ -198,8 +198,7 @@ def _project_row(item: GeminiProject, root: Path, enabled: bool,
         problems.append(Problem(str(folder), f"slug {folder.name!r} is claimed by "
                                              f"{len(item.clash)} projects in projects.json"))
     memory = folder / MEMORY_DIR
-    scan = read_memory_folder(memory, root, check_types=False, legacy_names=item.names,
-                              max_index_lines=1 << 30, max_index_bytes=1 << 40)
+    scan = read_memory_folder(memory, root, limited=False, legacy_names=item.names)
     problems.extend(scan.problems)
     real = memory.is_dir() and not memory.is_symlink()
     inbox = list_inbox(memory, root, folder.name, problems) if real else []

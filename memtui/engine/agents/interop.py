@@ -233,12 +233,10 @@ class AgentsApi(Importer):
         """Write the store in ``agent``'s format into ``target``, a new (or empty) folder."""
         path = check_new_folder(target)
         projects, user = self._export_input()
-        if agent == "claude":
-            files, notes = render_claude(projects, user)
-        elif agent == "gemini":
-            files, notes = render_gemini(projects, user)
-        else:
+        render = {"claude": render_claude, "gemini": render_gemini}.get(agent)
+        if render is None:
             raise AgentInputError(f"unknown agent {agent!r}")
+        files, notes = render(projects, user)
         written = write_export(path, files)
         memories = sum(len(project.memories) for project in projects) + len(user)
         return {"path": str(written), "agent": agent, "memories": memories,

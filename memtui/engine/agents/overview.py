@@ -9,7 +9,7 @@ import os
 from collections import defaultdict
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from memtui.engine.agents.claude import ClaudeHome, read_claude_home
 from memtui.engine.agents.gemini import GeminiHome, read_gemini_home
@@ -27,8 +27,10 @@ from memtui.engine.agents.models import (
     find_secrets,
 )
 from memtui.engine.agents.versions import AgentVersion, agent_version
-from memtui.engine.installed_command import CommandCheck
 from memtui.jsonable import JsonMixin
+
+if TYPE_CHECKING:
+    from memtui.engine.agent_setup import InstalledEntry
 
 CODEX_DB_WAIT_SECONDS = 0.25
 """Longest wait for a ``memories_1.sqlite`` a running Codex holds locked."""
@@ -88,7 +90,7 @@ class AgentHomeInfo(JsonMixin):
     problems: tuple[Problem, ...]
     version: AgentVersion | None = None
     layout: str | None = None
-    connection: tuple[Connection, ...] = ()
+    connection: tuple[InstalledEntry, ...] = ()
     """memtui's entries in the agent's settings (read for the default home only)."""
     folder_trust: FolderTrust | None = None
 
@@ -98,22 +100,9 @@ class AgentHomeInfo(JsonMixin):
         return tuple(item for item in self.instructions if item.exists)
 
     @property
-    def broken_commands(self) -> tuple[Connection, ...]:
+    def broken_commands(self) -> tuple[InstalledEntry, ...]:
         """The installed memtui commands that would not start."""
         return tuple(item for item in self.connection if not item.check.ok)
-
-
-@dataclass(frozen=True)
-class Connection(JsonMixin):
-    """One memtui entry in the agent's settings (``mcp`` or a hook) and its command check."""
-
-    path: str
-    what: str
-    check: CommandCheck
-
-    def to_json(self) -> dict[str, Any]:
-        """``{path, what, command, ok, problem}``."""
-        return {"path": self.path, "what": self.what, **self.check.to_json()}
 
 
 @dataclass(frozen=True)
@@ -243,7 +232,6 @@ def with_versions(info: AgentHomeInfo, *, default_home: bool,
 
     path_env = (env or os.environ).get("PATH")
     version = agent_version(info.agent, Path(info.home) if info.found else None, path_env)
-    connection = tuple(Connection(str(entry.path), entry.what, entry.check) for entry in
-                       installed_entries(SETUP_NAMES.get(info.agent, info.agent))
+    connection = tuple(installed_entries(SETUP_NAMES.get(info.agent, info.agent))
                        ) if default_home else ()
     return replace(info, version=version, connection=connection)
