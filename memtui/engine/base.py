@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from memtui.engine.api import Engine
@@ -20,3 +20,7 @@ class EngineArea:
     def actor(self) -> str:
         """The acting user's id."""
         return self._engine.actor
+
+    def _append_audit(self, action: str, target: str | None, **detail: Any) -> None:
+        """Append the actor's audit entry (naming the client program, when there is one)."""
+        self._store.audit.append(self.actor, action, target, self._engine.audit_detail(detail))

@@ -38,15 +38,16 @@ from memtui.engine.model_phase import (
     cap_reason,
     conversation_for,
     retry_at,
+    spend,
 )
 from memtui.engine.redaction import redact
 from memtui.engine.review_rules import PENDING, status_for_new
 from memtui.engine.settings import MODE_SETTING, MODEL_MODE, load_settings
 from memtui.engine.tasks import QuotaStatus, read_quota
 from memtui.engine.validation import check_limit, clean_text
-from memtui.errors import InvalidInput, MemtuiError, TransactionLost
+from memtui.errors import InvalidInput, TransactionLost
 from memtui.jsonable import JsonMixin
-from memtui.store.model_ledger import TaskDetail, UsageRow, UsageTotal
+from memtui.store.model_ledger import TaskDetail, UsageTotal
 from memtui.store.models import (
     EXTRACTED_OUTCOMES,
     DedupeRow,
@@ -182,7 +183,7 @@ class _Batch:
     now: str
     settings: dict[str, Any]
     quota: QuotaStatus | Exception | None = None
-    writable: dict[str, bool] = field(default_factory=dict)
+    writable: set[str] = field(default_factory=set)
     model_tasks: list[Task] = field(default_factory=list)
 
 
@@ -343,13 +344,8 @@ class ExtractionApi(EngineArea):
 
     def _check_writable(self, project: str, context: _Batch) -> None:
         if project not in context.writable:
-            try:
-                perm.writable_project(self._store, project, self.actor)
-                context.writable[project] = True
-            except MemtuiError:
-                context.writable[project] = False
-        if not context.writable[project]:
-            perm.writable_project(self._store, project, self.actor)  # raises the right error
+            perm.writable_project(self._store, project, self.actor)  # raises when it is not
+            context.writable.add(project)
 
     def _extract(self, task: Task, context: _Batch) -> tuple[str, str]:
         self._check_writable(task.project, context)
@@ -410,11 +406,8 @@ class ExtractionApi(EngineArea):
         if stop is None and (failure is None or failure.kind != "config"):
             spent = (answer.tokens_in, answer.tokens_out) if answer else \
                 (failure.tokens_in, failure.tokens_out) if failure else (0, 0)
-            with self._store.transaction():  # the tokens count even if the write fails
-                self._store.model_ledger.add_usage(UsageRow(
-                    self.actor, EXTRACT, self._round_id, task.id, task.project, model,
-                    spent[0], spent[1], failure.kind if failure else "answered",
-                    self._store.now()))
+            spend(self._store, self.actor, EXTRACT, self._round_id, task.id, task.project,
+                  model, spent, failure.kind if failure else "answered")
         with self._store.transaction():
             now = self._store.now()
             row = self._store.tasks.scan_row(task.id) if self._store.tasks.claim([task.id]) \
@@ -489,7 +482,7 @@ class ExtractionApi(EngineArea):
         detail = summary.to_json() | {"forced": summary.forced, "kind": kind,
                                       "stopped": summary.stopped}
         with self._store.transaction():
-            self._store.audit.append(self.actor, "auto_memory_run", self.actor, detail)
+            self._append_audit("auto_memory_run", self.actor, **detail)
 
     def log(self, limit: int = 50, *, after: PageCursor | None = None,
             before: PageCursor | None = None) -> list[LogEntry]:
@@ -574,8 +567,7 @@ class ExtractionApi(EngineArea):
             for _scope, rows in scopes:
                 for old, new in duplicate_pairs(rows):
                     self._store.memories.mark_superseded(old, new, now)
-                    self._store.audit.append(self.actor, "memory_superseded", old,
-                                             {"new_id": new, "reason": "consolidation"})
+                    self._append_audit("memory_superseded", old, new_id=new, reason="consolidation")
                     pairs.append((old, new))
             record = ConsolidationResult(id=self._store.new_id("cons"), superseded=tuple(pairs),
                                          scopes=tuple(name for name, _rows in scopes))
@@ -584,8 +576,8 @@ class ExtractionApi(EngineArea):
             self._store.recall.insert_consolidation(ConsolidationRecord(
                 id=record.id, user=self.actor, kind="dedupe",
                 outcome="superseded" if pairs else "nothing_to_do", detail=detail, at=now))
-            self._store.audit.append(self.actor, "memories_consolidated", record.id,
-                                     {"count": record.count, "scopes": len(scopes)})
+            self._append_audit("memories_consolidated", record.id, count=record.count,
+                               scopes=len(scopes))
         settings = load_settings(self._store, self.actor)
         if settings[MODE_SETTING] != MODEL_MODE:
             return record

@@ -152,9 +152,6 @@ def deepest_root(path: str | os.PathLike[str], projects: Iterable[Project]) -> P
 class IdentityApi(EngineArea):
     """Every identity operation, acting as the engine's user, with the identity rules."""
 
-    def _audit(self, action: str, target: str | None, **detail: Any) -> None:
-        self._store.audit.append(self.actor, action, target, self._engine.audit_detail(detail))
-
     def create_project(self, project_id: str, name: str | None = None,
                        root: str | None = None, summary: str = "") -> Project:
         """Create a project; the creator becomes its owner."""
@@ -174,7 +171,7 @@ class IdentityApi(EngineArea):
                               created_at=self._store.now())
             self._store.identity.insert_project(project)
             self._store.identity.set_role(project_id, self.actor, "owner")
-            self._audit("project_created", project_id)
+            self._append_audit("project_created", project_id)
         return project
 
     def set_member(self, project_id: str, user_id: str, role: str) -> None:
@@ -191,7 +188,7 @@ class IdentityApi(EngineArea):
                     raise InvalidInput("a project needs at least one owner")
             self._store.identity.ensure_user(user_id)
             self._store.identity.set_role(project_id, user_id, role)
-            self._audit("member_set", project_id, user=user_id, role=role)
+            self._append_audit("member_set", project_id, user=user_id, role=role)
 
     def list_projects(self) -> list[tuple[Project, str]]:
         """Projects the actor can read, with the actor's role."""
@@ -228,7 +225,7 @@ class IdentityApi(EngineArea):
             changed = project.created_by != self.actor and \
                 self._store.identity.accept(project_id, self.actor)
             if changed:
-                self._audit("member_accepted", project_id)
+                self._append_audit("member_accepted", project_id)
         return changed
 
     def chosen_projects(self) -> list[Project]:
@@ -274,8 +271,8 @@ class IdentityApi(EngineArea):
             self._store.identity.save_profile(updated)
             given = {"display_name": display_name, "preferences": preferences,
                      "set_preferences": set_preferences, "timezone": timezone}
-            self._audit("profile_updated", self.actor,
-                        fields=[key for key, value in given.items() if value is not None])
+            self._append_audit("profile_updated", self.actor,
+                               fields=[key for key, value in given.items() if value is not None])
         return updated
 
     def add_memory(self, content: str, kind: str = "fact", project: str | None = None, *,
@@ -292,8 +289,8 @@ class IdentityApi(EngineArea):
                                 status_for_new(self._store, self.actor, source), source,
                                 source_thread_id)
             self._store.memories.insert(memory)
-            self._audit("memory_created", memory.id, scope=memory.scope, kind=kind,
-                        source=source, project=project, status=memory.status)
+            self._append_audit("memory_created", memory.id, scope=memory.scope, kind=kind,
+                               source=source, project=project, status=memory.status)
         return memory
 
     def add_note(self, text: str, project: str | None = None, kind: str = "fact") -> Memory:
@@ -426,13 +423,13 @@ class IdentityApi(EngineArea):
             if status == PENDING:
                 self._store.memories.insert(new, self._store.memories.goal_key(old.id),
                                             replaces=old.id)
-                self._audit("memory_created", new.id, scope=new.scope, kind=new.kind,
-                            source=stored_source, project=new.project, status=PENDING,
-                            replaces=old.id)
+                self._append_audit("memory_created", new.id, scope=new.scope, kind=new.kind,
+                                   source=stored_source, project=new.project, status=PENDING,
+                                   replaces=old.id)
                 return new
             self._store.memories.insert(new, self._store.memories.goal_key(old.id))
             self._store.memories.mark_superseded(old.id, new.id, new.created_at)
-            self._audit("memory_superseded", old.id, new_id=new.id, scope=old.scope)
+            self._append_audit("memory_superseded", old.id, new_id=new.id, scope=old.scope)
         return new
 
     def _revise_pending(self, old: Memory, text: str, kind: str | None,
@@ -442,7 +439,7 @@ class IdentityApi(EngineArea):
                                "if you like) or reject it in the inbox")
         now = self._store.now()
         self._store.memories.revise_pending(old.id, text, kind or old.kind, now)
-        self._audit("memory_revised", old.id, scope=old.scope, source=source)
+        self._append_audit("memory_revised", old.id, scope=old.scope, source=source)
         return replace(old, content=text, kind=kind or old.kind, updated_at=now)
 
     def history(self, memory_id: str) -> list[Memory]:
@@ -491,8 +488,8 @@ class IdentityApi(EngineArea):
                                                               self.actor)
             self._store.memories.delete_many(ids)
             self._store.memories.merge_fulltext()
-            self._audit("memory_forgotten", memory_id, removed_ids=sorted(ids),
-                        count=len(ids))
+            self._append_audit("memory_forgotten", memory_id, removed_ids=sorted(ids),
+                               count=len(ids))
             self._store.purges.add(now, self.actor, len(ids))
         return ForgetResult(memory_id=memory_id, removed_ids=tuple(sorted(ids)))
 

@@ -87,10 +87,8 @@ class InjectionApi(EngineArea):
             result = self._compose(task_id, project, prompt, goal, skip)
             if result.injected:
                 self._store.memories.bump_usage(result.memory_ids, self._store.now())
-                self._store.audit.append(
-                    self.actor, "worker_memory_injected", audit_target,
-                    self._engine.audit_detail({"memory_ids": list(result.memory_ids),
-                                               "project": project}))
+                self._append_audit("worker_memory_injected", audit_target,
+                                   memory_ids=list(result.memory_ids), project=project)
             return result
 
     def _readable(self, project: str | None) -> str | None:

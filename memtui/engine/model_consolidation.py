@@ -15,11 +15,10 @@ from memtui.engine.model_extraction import (
     parse_supersedes,
     render_consolidation,
 )
-from memtui.engine.model_phase import CONSOLIDATE, cap_reason
+from memtui.engine.model_phase import CONSOLIDATE, cap_reason, spend
 from memtui.engine.review_rules import PENDING
 from memtui.engine.validation import clean_text
 from memtui.store.backend import StoreBackend
-from memtui.store.model_ledger import UsageRow
 from memtui.store.recall import ConsolidationRecord
 
 MODEL_KIND = "model"
@@ -79,12 +78,12 @@ def propose(store: StoreBackend, actor: str, project: str,
         proposals = parse_supersedes(answer.data, new_ids, new_ids | {row.id for row in active})
     except ModelFailure as failure:
         if failure.kind != "config":
-            _spend(store, actor, record_id, project, model,
-                   (failure.tokens_in, failure.tokens_out), failure.kind)
+            spend(store, actor, CONSOLIDATE, record_id, None, project, model,
+                  (failure.tokens_in, failure.tokens_out), failure.kind)
         return _record(store, actor, record_id,
                        ProjectPass(project, (), f"{failure.kind}: {failure.words}",
                                    failure.kind), "failed")
-    _spend(store, actor, record_id, project, model, spent, "answered")
+    spend(store, actor, CONSOLIDATE, record_id, None, project, model, spent, "answered")
     with store.transaction():
         proposed = [memory_id for item in proposals
                     if (memory_id := _pending_correction(store, actor, item.old, item.text,
@@ -93,14 +92,6 @@ def propose(store: StoreBackend, actor: str, project: str,
             else "nothing to change"
         return _record(store, actor, record_id, ProjectPass(project, tuple(proposed), words),
                        "proposed" if proposed else "nothing_to_do")
-
-
-def _spend(store: StoreBackend, actor: str, record_id: str, project: str, model: str,
-           tokens: tuple[int, int], outcome: str) -> None:
-    with store.transaction():
-        store.model_ledger.add_usage(UsageRow(actor, CONSOLIDATE, record_id, None, project,
-                                              model, tokens[0], tokens[1], outcome,
-                                              store.now()))
 
 
 def _pending_correction(store: StoreBackend, actor: str, old_id: str, text: str,

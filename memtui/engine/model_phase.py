@@ -9,6 +9,7 @@ from typing import Any
 
 from memtui.engine.conversation import Conversation, read_conversation
 from memtui.store.backend import StoreBackend
+from memtui.store.model_ledger import UsageRow
 from memtui.store.models import Task
 from memtui.store.timeutil import format_time, parse_time
 
@@ -45,6 +46,15 @@ def cap_reason(store: StoreBackend, user: str, settings: dict[str, Any], now: st
             return reason, f"{spent} tokens spent {when} and a call may take {estimate}: " \
                            f"{name} is {settings[name]}"
     return None
+
+
+def spend(store: StoreBackend, user: str, phase: str, round_id: str, task_id: str | None,
+          project: str | None, model: str, tokens: tuple[int, int], outcome: str) -> None:
+    """Write one model call's tokens to the ledger in a transaction of its own: they count
+    even when what the answer was for fails."""
+    with store.transaction():
+        store.model_ledger.add_usage(UsageRow(user, phase, round_id, task_id, project, model,
+                                              *tokens, outcome, store.now()))
 
 
 def conversation_for(store: StoreBackend, task: Task) -> Conversation | None:

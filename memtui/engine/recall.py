@@ -421,8 +421,7 @@ class RecallApi(EngineArea):
                                          kind=kind, outcome=outcome, detail=stored,
                                          at=self._store.now())
             self._store.recall.insert_consolidation(record)
-            self._store.audit.append(self.actor, "consolidation_recorded", record.id,
-                                     {"kind": kind, "outcome": outcome})
+            self._append_audit("consolidation_recorded", record.id, kind=kind, outcome=outcome)
         return record
 
     def consolidations(self, limit: int = DEFAULT_CONSOLIDATION_LIST) -> list[ConsolidationRecord]:
@@ -519,6 +518,5 @@ class RecallApi(EngineArea):
                 raise Conflict(f"{path} in {public} is at revision {current}, not "
                                f"{expected_revision}: read it again and retry",
                                current_revision=current)
-            self._store.audit.append(self.actor, "bundle_document_written", public,
-                                     {"path": path, "revision": revision})
+            self._append_audit("bundle_document_written", public, path=path, revision=revision)
         return DocumentWrite(bundle=public, path=path, revision=revision)

@@ -223,11 +223,11 @@ class ReviewApi(EngineArea):
             superseded = None
             if target is not None:
                 self._store.memories.mark_superseded(target.id, memory.id, now)
-                self._audit("memory_superseded", target.id, new_id=memory.id,
-                            scope=target.scope, reason="approved")
+                self._append_audit("memory_superseded", target.id, new_id=memory.id,
+                                   scope=target.scope, reason="approved")
                 superseded = target.id
-            self._audit("memory_approved", memory.id, scope=memory.scope, source=memory.source,
-                        edited=edited, superseded=superseded)
+            self._append_audit("memory_approved", memory.id, scope=memory.scope,
+                               source=memory.source, edited=edited, superseded=superseded)
             approved = self._store.memories.get(memory.id)
         assert approved is not None
         return ApproveResult(memory=approved, superseded=superseded, edited=edited)
@@ -250,8 +250,8 @@ class ReviewApi(EngineArea):
                 self._store.memories.add_forgotten_source(tombstone, now, self.actor)
             self._store.memories.delete_many([memory.id])
             self._store.memories.merge_fulltext()
-            self._audit("memory_rejected", memory.id, scope=memory.scope,
-                        source=memory.source, tombstoned=bool(tombstone))
+            self._append_audit("memory_rejected", memory.id, scope=memory.scope,
+                               source=memory.source, tombstoned=bool(tombstone))
             self._store.purges.add(now, self.actor, 1)  # its text leaves the WAL too
         return RejectResult(memory_id=memory.id, tombstoned=tombstone)
 
@@ -283,6 +283,3 @@ class ReviewApi(EngineArea):
             what = f" (the memory it corrects is now {target.id})" if target is not None else ""
             raise Conflict(f"memory {memory.id!r} changed since it was shown{what}; look at "
                            "it again before deciding")
-
-    def _audit(self, action: str, target: str | None, **detail: Any) -> None:
-        self._store.audit.append(self.actor, action, target, detail)

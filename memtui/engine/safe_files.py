@@ -365,11 +365,6 @@ class SafeFiles:
         if not is_within(path, root):
             raise self.unsafe(f"{path}: leads outside {root}; nothing was written")
 
-    def current_stamp(self, path: str | os.PathLike[str], root: Path,
-                      max_bytes: int | None = None) -> FileStamp:
-        """The stamp of the file as it is now (reads and hashes it)."""
-        return self.read_stamped(path, root, max_bytes)[1]
-
     def check_unchanged(self, expected: FileStamp, root: Path) -> bytes:
         """The file's bytes; ``changed`` unless its size, mtime and hash are ``expected``'s."""
         try:
@@ -395,7 +390,7 @@ class SafeFiles:
         except OSError as error:
             raise self.failed(f"{path}: cannot write ({error.strerror or error}); nothing was "
                               "written") from None
-        return self.current_stamp(path, root, max(len(data), self.max_bytes))
+        return self.read_stamped(path, root, max(len(data), self.max_bytes))[1]
 
     def remove_file(self, expected: FileStamp, root: Path) -> None:
         """Remove the file ``expected`` was taken of; refused like ``replace_file``."""
@@ -442,4 +437,4 @@ class SafeFiles:
         if not created:
             raise self.failed(f"{target}: already exists; memtui does not overwrite it")
         _fsync_folder(folder)
-        return self.current_stamp(target, root, max(len(data), self.max_bytes))
+        return self.read_stamped(target, root, max(len(data), self.max_bytes))[1]

@@ -59,6 +59,8 @@ class SettingSpec:
     meaning: str
 
 
+_TOKEN_CAP = ("model tokens (in + out) {} may spend; a call that could pass it is not made (0 "
+              "stops every model call)")
 SETTING_SPECS: tuple[SettingSpec, ...] = (
     SettingSpec("generate_memories", SWITCH, 0, "finished tasks may be turned into memories"),
     SettingSpec("use_memories", SWITCH, 0, "new tasks get memories injected into their first turn"),
@@ -80,10 +82,8 @@ SETTING_SPECS: tuple[SettingSpec, ...] = (
     SettingSpec("extract_model", MODEL, None, "the model that extracts memories (model mode)"),
     SettingSpec("consolidation_model", MODEL, None,
                 "the model that proposes supersedes (default: extract_model)"),
-    SettingSpec("model_daily_token_cap", COUNT, 200_000,
-                "model tokens (in + out) a day may spend; a call that could pass it is not made (0 stops every model call)"),
-    SettingSpec("model_monthly_token_cap", COUNT, 2_000_000,
-                "model tokens (in + out) a month may spend; a call that could pass it is not made (0 stops every model call)"),
+    SettingSpec("model_daily_token_cap", COUNT, 200_000, _TOKEN_CAP.format("a day")),
+    SettingSpec("model_monthly_token_cap", COUNT, 2_000_000, _TOKEN_CAP.format("a month")),
     SettingSpec("agents_may_forget", SWITCH, 0,
                 "agents connected through MCP may forget (delete) memories"),
     SettingSpec("max_unused_days", COUNT, 90,
@@ -263,8 +263,7 @@ class SettingsApi(EngineArea):
             explicit = _explicit_settings(self._store, actor)
             explicit.update(checked)
             self._store.settings.save(actor, explicit, self._store.now())
-            self._store.audit.append(actor, "settings_updated", actor,
-                                     {"keys": sorted(checked)})
+            self._append_audit("settings_updated", actor, keys=sorted(checked))
         return DEFAULTS | explicit
 
     def update(self, **changes: Any) -> dict[str, Any]:

@@ -93,6 +93,5 @@ class StalenessApi(EngineArea):
             for memory_id in ids:
                 self._engine.identity.get_memory(memory_id)
             self._store.memories.touch(ids, self._store.now())
-            self._store.audit.append(self.actor, "memories_kept", None,
-                                     self._engine.audit_detail({"memory_ids": ids}))
+            self._append_audit("memories_kept", None, memory_ids=ids)
         return len(ids)

@@ -43,11 +43,6 @@ class QuotaUnreadable(StoreError, code="quota_unreadable"):
     """The quota row or the month's spend cannot be read as numbers."""
 
 
-def task_not_found(task_id: str) -> NotFound:
-    """The one answer for a missing task and one the actor may not see."""
-    return NotFound(f"task {str(task_id)[:80]!r} not found")
-
-
 def can_see_task(store: StoreBackend, task: Task, user_id: str) -> bool:
     """Own tasks, and tasks of projects the user can read."""
     return task.user == user_id or perm.READ in perm.permissions(store, task.project, user_id)
@@ -57,7 +52,7 @@ def visible_task(store: StoreBackend, task_id: object, user_id: str) -> Task:
     """The task if the user may see it; NotFound otherwise (same answer as missing)."""
     task = store.tasks.get(task_id) if isinstance(task_id, str) else None
     if task is None or not can_see_task(store, task, user_id):
-        raise task_not_found(str(task_id))
+        raise NotFound(f"task {str(task_id)[:80]!r} not found")
     return task
 
 
@@ -192,9 +187,7 @@ class TaskApi(EngineArea):
                         created_at=self._store.now())
             self._store.tasks.insert(task, source_ref)
             if self._engine.client is not None:  # an agent recorded it: say which one
-                self._store.audit.append(self.actor, "task_recorded", task.id,
-                                         self._engine.audit_detail({"source": source,
-                                                                    "project": project}))
+                self._append_audit("task_recorded", task.id, source=source, project=project)
             for from_task, message in followups:
                 self.add_followup(task.id, from_task, message)
             if external_context and external_tool:
@@ -206,9 +199,7 @@ class TaskApi(EngineArea):
     def find_by_source_ref(self, source: str, source_ref: str) -> Task | None:
         """The actor's own task recorded from (source, source_ref), or None (for importers)."""
         task = self._store.tasks.find_by_source_ref(self.actor, source, source_ref)
-        if task is None or not can_see_task(self._store, task, self.actor):
-            return None
-        return task
+        return task if task is not None and can_see_task(self._store, task, self.actor) else None
 
     def get_task(self, task_id: str) -> Task:
         """One visible task (NotFound otherwise)."""
@@ -247,7 +238,7 @@ class TaskApi(EngineArea):
             task = visible_task(self._store, task_id, self.actor)
             perm.writable_project(self._store, task.project, self.actor)
             self._store.tasks.update_flags(task_id, changes)
-            self._store.audit.append(self.actor, "task_flags_set", task_id, dict(changes))
+            self._append_audit("task_flags_set", task_id, **changes)
             updated = self._store.tasks.get(task_id)
         assert updated is not None
         return updated
@@ -260,8 +251,7 @@ class TaskApi(EngineArea):
         with self._store.transaction():
             self._store.identity.ensure_user(self.actor)
             self._store.tasks.set_quota(self.actor, value, self._store.now())
-            self._store.audit.append(self.actor, "quota_set", self.actor,
-                                     {"limit_usd": value, "unlimited": unlimited})
+            self._append_audit("quota_set", self.actor, limit_usd=value, unlimited=unlimited)
             return read_quota(self._store, self.actor)
 
     def quota_status(self) -> QuotaStatus:

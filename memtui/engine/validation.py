@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterator
 from typing import Any
 
 from memtui.errors import InvalidInput
@@ -196,20 +197,26 @@ def check_timezone(name: object) -> str:
     return name
 
 
-def json_depth(value: Any, limit: int = MAX_JSON_DEPTH) -> int:
-    """Nesting depth of a JSON value, iteratively; stops counting past ``limit``."""
-    deepest = 0
+def _nodes(value: Any, keys: bool = False) -> Iterator[tuple[Any, int]]:
+    """Every value nested in a JSON value (with ``keys``, object keys too), with its depth."""
     stack: list[tuple[Any, int]] = [(value, 1)]
     while stack:
         item, depth = stack.pop()
-        if depth > deepest:
-            deepest = depth
-            if deepest > limit:
-                return deepest
+        yield item, depth
         if isinstance(item, dict):
-            stack.extend((child, depth + 1) for child in item.values())
+            children = [*item, *item.values()] if keys else item.values()
+            stack.extend((child, depth + 1) for child in children)
         elif isinstance(item, list):
             stack.extend((child, depth + 1) for child in item)
+
+
+def json_depth(value: Any, limit: int = MAX_JSON_DEPTH) -> int:
+    """Nesting depth of a JSON value, iteratively; stops counting past ``limit``."""
+    deepest = 0
+    for _item, depth in _nodes(value):
+        deepest = max(deepest, depth)
+        if deepest > limit:
+            break
     return deepest
 
 
@@ -320,19 +327,7 @@ def clean_detail(value: object, what: str = "detail",
                  max_bytes: int = MAX_DETAIL_BYTES) -> dict[str, Any]:
     """A small JSON object (audit and consolidation details): checked, redacted."""
     checked = _small_object(value, what, max_bytes)
-    _check_no_nul(checked, what)
+    if any(isinstance(item, str) and "\x00" in item for item, _depth in _nodes(checked, True)):
+        raise InvalidInput(f"{what} contains a NUL byte")
     text, cleaned = _redacted_json(checked, sort_keys=True)
     return cleaned if isinstance(cleaned, dict) else {"redacted": text}
-
-
-def _check_no_nul(value: Any, what: str) -> None:
-    stack: list[Any] = [value]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, str) and "\x00" in item:
-            raise InvalidInput(f"{what} contains a NUL byte")
-        if isinstance(item, dict):
-            stack.extend(item.keys())
-            stack.extend(item.values())
-        elif isinstance(item, list):
-            stack.extend(item)

@@ -121,33 +121,9 @@ def _task_complete(ctx: ServiceContext, params: dict[str, Any]) -> dict[str, Any
     return task.to_json()
 
 
-def _task_list(ctx: ServiceContext, params: dict[str, Any]) -> dict[str, Any]:
-    tasks = ctx.engine.tasks.list_tasks(params.get("project"),
-                                        _opt(params, "limit", DEFAULT_TASK_LIST_LIMIT))
-    return {"items": [task.to_json() for task in tasks], "count": len(tasks)}
-
-
-def _interaction_remember(ctx: ServiceContext, params: dict[str, Any]) -> dict[str, Any]:
-    return ctx.engine.recall.remember_interaction(
-        params["interaction_id"], params["question"], params["answer"],
-        project=params.get("project"), source=params.get("source")).to_json()
-
-
-def _memory_recall(ctx: ServiceContext, params: dict[str, Any]) -> dict[str, Any]:
-    return ctx.engine.recall.recall(params["query"], _opt(params, "limit", DEFAULT_RECALL_LIMIT),
-                                    params.get("project"), for_agent=True).to_json()
-
-
-def _memory_add(ctx: ServiceContext, params: dict[str, Any]) -> dict[str, Any]:
-    memory = ctx.engine.identity.add_memory(params["content"], _opt(params, "kind", "fact"),
-                                            params.get("project"), source=SOURCE)
-    return memory.to_json()
-
-
-def _memory_correct(ctx: ServiceContext, params: dict[str, Any]) -> dict[str, Any]:
-    memory = ctx.engine.identity.supersede(params["id"], params["content"], params.get("kind"),
-                                           source=SOURCE)
-    return memory.to_json()
+def _listed(items: list[Any]) -> dict[str, Any]:
+    """A list reply: ``{"items": [...], "count": n}``."""
+    return {"items": [item.to_json() for item in items], "count": len(items)}
 
 
 def _context_prepare(ctx: ServiceContext, params: dict[str, Any]) -> dict[str, Any]:
@@ -157,29 +133,10 @@ def _context_prepare(ctx: ServiceContext, params: dict[str, Any]) -> dict[str, A
             "goal": result.goal, "memory_ids": list(result.memory_ids)}
 
 
-def _transition_assess(ctx: ServiceContext, params: dict[str, Any]) -> dict[str, Any]:
-    return ctx.engine.recall.transition_assess(params.get("current_task"),
-                                                params["request"]).to_json()
-
-
 def _consolidation_record(ctx: ServiceContext, params: dict[str, Any]) -> dict[str, Any]:
     record = ctx.engine.recall.record_consolidation(params["kind"], params["outcome"],
                                                      params.get("detail"))
     return {"id": record.id, "kind": record.kind, "outcome": record.outcome, "at": record.at}
-
-
-def _bundle_list(ctx: ServiceContext, params: dict[str, Any]) -> dict[str, Any]:
-    items = ctx.engine.recall.list_bundles(params.get("project"))
-    return {"items": [item.to_json() for item in items], "count": len(items)}
-
-
-def _bundle_get(ctx: ServiceContext, params: dict[str, Any]) -> dict[str, Any]:
-    return ctx.engine.recall.get_bundle(params["bundle"]).to_json()
-
-
-def _bundle_document_put(ctx: ServiceContext, params: dict[str, Any]) -> dict[str, Any]:
-    return ctx.engine.recall.put_document(params["bundle"], params["path"], params["content"],
-                                           params["expected_revision"]).to_json()
 
 
 _S, _OS = (STRING,), (STRING, NULL)
@@ -192,25 +149,37 @@ METHODS: dict[str, Method] = {method.name: method for method in (
         "parent": Param(_OS), "continuation": Param((BOOLEAN, NULL)),
         "external_context": Param((BOOLEAN, NULL)), "followups": Param((ARRAY, NULL)),
         "task_ref": Param(_OS)}),
-    Method("task.list", _task_list, {"project": Param(_OS), "limit": Param((INTEGER, NULL))}),
-    Method("interaction.remember", _interaction_remember, {
+    Method("task.list", lambda ctx, p: _listed(ctx.engine.tasks.list_tasks(
+        p.get("project"), _opt(p, "limit", DEFAULT_TASK_LIST_LIMIT))),
+           {"project": Param(_OS), "limit": Param((INTEGER, NULL))}),
+    Method("interaction.remember", lambda ctx, p: ctx.engine.recall.remember_interaction(
+        p["interaction_id"], p["question"], p["answer"], project=p.get("project"),
+        source=p.get("source")).to_json(), {
         "interaction_id": Param(_S, True), "question": Param(_S, True),
         "answer": Param(_S, True), "project": Param(_OS), "source": Param(_OS)}),
-    Method("memory.recall", _memory_recall, {
+    Method("memory.recall", lambda ctx, p: ctx.engine.recall.recall(
+        p["query"], _opt(p, "limit", DEFAULT_RECALL_LIMIT), p.get("project"),
+        for_agent=True).to_json(), {
         "query": Param(_S, True), "limit": Param((INTEGER, NULL)), "project": Param(_OS)}),
-    Method("memory.add", _memory_add, {
+    Method("memory.add", lambda ctx, p: ctx.engine.identity.add_memory(
+        p["content"], _opt(p, "kind", "fact"), p.get("project"), source=SOURCE).to_json(), {
         "content": Param(_S, True), "kind": Param(_OS), "project": Param(_OS)}),
-    Method("memory.correct", _memory_correct, {
+    Method("memory.correct", lambda ctx, p: ctx.engine.identity.supersede(
+        p["id"], p["content"], p.get("kind"), source=SOURCE).to_json(), {
         "id": Param(_S, True), "content": Param(_S, True), "kind": Param(_OS)}),
     Method("context.prepare", _context_prepare, {
         "project": Param(_S, True), "prompt": Param(_OS), "goal": Param(_OS)}),
-    Method("transition.assess", _transition_assess, {
+    Method("transition.assess", lambda ctx, p: ctx.engine.recall.transition_assess(
+        p.get("current_task"), p["request"]).to_json(), {
         "current_task": Param((STRING, OBJECT, NULL)), "request": Param(_S, True)}),
     Method("consolidation.record", _consolidation_record, {
         "kind": Param(_S, True), "outcome": Param(_S, True), "detail": Param((OBJECT, NULL))}),
-    Method("bundle.list", _bundle_list, {"project": Param(_OS)}),
-    Method("bundle.get", _bundle_get, {"bundle": Param(_S, True)}),
-    Method("bundle.document.put", _bundle_document_put, {
+    Method("bundle.list", lambda ctx, p: _listed(ctx.engine.recall.list_bundles(
+        p.get("project"))), {"project": Param(_OS)}),
+    Method("bundle.get", lambda ctx, p: ctx.engine.recall.get_bundle(p["bundle"]).to_json(),
+           {"bundle": Param(_S, True)}),
+    Method("bundle.document.put", lambda ctx, p: ctx.engine.recall.put_document(
+        p["bundle"], p["path"], p["content"], p["expected_revision"]).to_json(), {
         "bundle": Param(_S, True), "path": Param(_S, True), "content": Param(_S, True),
         "expected_revision": Param((INTEGER,), True)}),
 )}

@@ -33,11 +33,7 @@ ENGINE_ERROR_CODES: dict[type[MemtuiError], str] = {
 }
 """The engine's errors as service error codes; any other error is ``internal``."""
 
-EXIT_CODES: dict[str, int] = {
-    NOT_FOUND: NotFound.exit_code,
-    PERMISSION_DENIED: PermissionDenied.exit_code,
-    INVALID_PARAMS: InvalidInput.exit_code,
-}
+EXIT_CODES = {code: kind.exit_code for kind, code in ENGINE_ERROR_CODES.items()}
 """``memtui call``'s exit status per error code (1 for any other)."""
 OTHER_ERROR_EXIT = 1
 

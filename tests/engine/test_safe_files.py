@@ -275,7 +275,7 @@ def test_another_users_file_is_never_written(home: Path,
                                              monkeypatch: pytest.MonkeyPatch) -> None:
     path = home / "note.md"
     root = real_root(home)
-    stamp = AGENT_FILES.current_stamp(path, root)
+    stamp = AGENT_FILES.read_stamped(path, root)[1]
     _as_other_user(monkeypatch)
     with pytest.raises(UnsafePath, match="belongs to another user") as refused:
         AGENT_FILES.replace_file(stamp, "changed\n", root)
