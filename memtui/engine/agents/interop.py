@@ -34,15 +34,13 @@ from memtui.engine.agents.transcripts import (
     transcript_files,
 )
 from memtui.engine.codex.export_format import new_folder_refusal, write_export
-from memtui.engine.codex.import_memories import note_kind
+from memtui.engine.codex.import_memories import known_import, note_kind
 from memtui.engine.codex.import_report import (
-    IMPORT_SOURCE,
     OUTCOME_ERROR,
     OUTCOME_IMPORTED,
     OUTCOME_SKIPPED,
     REASON_ALREADY,
     REASON_EMPTY,
-    REASON_FORGOTTEN,
     REASON_NO_PROJECT,
     Importer,
     ImportItem,
@@ -91,15 +89,7 @@ class AgentsApi(Importer):
     formats, as the engine's user (permissions, redaction, audit)."""
 
     def _known(self, kind: str, ref: str, path: str | None) -> ImportItem | None:
-        """The skip of a memory forgotten in memtui or imported before, else None."""
-        if self._store.memories.is_forgotten_source(ref):
-            return ImportItem(kind, ref, OUTCOME_SKIPPED, REASON_FORGOTTEN,
-                              "its memory was forgotten in memtui", path=path)
-        ids = self._store.memories.ids_for_thread(ref)
-        return next((ImportItem(kind, ref, OUTCOME_SKIPPED, REASON_ALREADY, target_id=memory.id,
-                                project=memory.project, path=path)
-                     for memory in self._store.memories.get_many(ids)
-                     if memory.source == IMPORT_SOURCE), None)
+        return known_import(self._store, kind, ref, path, None)
 
     def _write(self, kind: str, ref: str, text: str, memory_kind: str, cwd: str | None,
                path: str | None, picker: ProjectPicker) -> ImportItem:

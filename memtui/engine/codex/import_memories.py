@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 import re
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from memtui.engine import permissions as perm
 from memtui.engine.codex.browse import database_problem
@@ -41,6 +42,9 @@ from memtui.engine.codex.paths import NOTES_DIR_PARTS, RAW_MEMORIES_FILE, ROLLOU
 from memtui.engine.codex.reader import read_codex_home
 from memtui.engine.project_picker import ProjectPicker, usable_cwd
 
+if TYPE_CHECKING:
+    from memtui.store.backend import StoreBackend
+
 ROLLOUT_SUMMARY_HEADING = "Rollout summary:"
 FALLBACK_TITLE = "Codex thread {thread_id}"
 _PREFERENCE_RE = re.compile(
@@ -67,6 +71,20 @@ def note_kind(file_name: str, text: str) -> str:
     match = NOTE_NAME_RE.match(file_name)
     by_slug = match is not None and match.group(2).startswith(PREFERENCE_SLUG_PREFIX)
     return "preference" if by_slug or _PREFERENCE_RE.match(first_line(text)) else "fact"
+
+
+def known_import(store: StoreBackend, kind: str, ref: str, path: str | None,
+                 actor: str | None) -> ImportItem | None:
+    """The skip of a memory forgotten in memtui or imported before (and visible to ``actor``,
+    unless None), else None."""
+    if store.memories.is_forgotten_source(ref):
+        return ImportItem(kind, ref, OUTCOME_SKIPPED, REASON_FORGOTTEN,
+                          "its memory was forgotten in memtui", path=path)
+    memories = store.memories.get_many(store.memories.ids_for_thread(ref))
+    return next((ImportItem(kind, ref, OUTCOME_SKIPPED, REASON_ALREADY, target_id=memory.id,
+                            project=memory.project, path=path) for memory in memories
+                 if memory.source == IMPORT_SOURCE
+                 and (actor is None or perm.can_see(store, memory, actor))), None)
 
 
 class MemoryImporter(Importer):
@@ -99,16 +117,7 @@ class MemoryImporter(Importer):
         return report
 
     def _known(self, kind: str, ref: str, path: str | None) -> ImportItem | None:
-        """The skip of a memory forgotten in memtui or imported before (and visible to the
-        actor), else None."""
-        if self._store.memories.is_forgotten_source(ref):
-            return ImportItem(kind, ref, OUTCOME_SKIPPED, REASON_FORGOTTEN,
-                              "its memory was forgotten in memtui", path=path)
-        memories = self._store.memories.get_many(self._store.memories.ids_for_thread(ref))
-        return next((ImportItem(kind, ref, OUTCOME_SKIPPED, REASON_ALREADY, target_id=memory.id,
-                                project=memory.project, path=path) for memory in memories
-                     if memory.source == IMPORT_SOURCE
-                     and perm.can_see(self._store, memory, self.actor)), None)
+        return known_import(self._store, kind, ref, path, self.actor)
 
     def _import_thread(self, codex: CodexHome, ref: str,
                        found: tuple[Stage1Output | None, RawMemory | None, RolloutSummary | None],
