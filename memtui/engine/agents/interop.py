@@ -207,22 +207,22 @@ class AgentsApi(Importer):
         picker.committed()
         return item(OUTCOME_IMPORTED, None, None, added.id, added.project)
 
-    def _export_input(self) -> tuple[list[ExportProject], list[ExportMemory]]:
+    def export(self, agent: str, target: str | os.PathLike[str]) -> dict[str, Any]:
+        """Write the store in ``agent``'s format into ``target``, a new (or empty) folder."""
+        path = Path(target).absolute()
+        refusal = new_folder_refusal(path)
+        if refusal is not None:
+            raise AgentInputError(refusal)
+
         def convert(items: list[Memory]) -> tuple[ExportMemory, ...]:
             return tuple(ExportMemory(item.id, item.kind, item.content) for item in items)
 
         active = self._engine.identity.all_active_memories
         with self._store.snapshot():
-            projects = sorted(self._engine.identity.list_projects(), key=lambda p: p[0].id)
-            out = [ExportProject(project.id, project.root_path, convert(active(project.id)))
-                   for project, _role in projects]
-            user = list(convert(active(None)))
-        return out, user
-
-    def export(self, agent: str, target: str | os.PathLike[str]) -> dict[str, Any]:
-        """Write the store in ``agent``'s format into ``target``, a new (or empty) folder."""
-        path = check_new_folder(target)
-        projects, user = self._export_input()
+            projects = [ExportProject(project.id, project.root_path, convert(active(project.id)))
+                        for project, _role in sorted(self._engine.identity.list_projects(),
+                                                     key=lambda p: p[0].id)]
+            user = convert(active(None))
         render = {"claude": render_claude, "gemini": render_gemini}.get(agent)
         if render is None:
             raise AgentInputError(f"unknown agent {agent!r}")
@@ -235,12 +235,3 @@ class AgentsApi(Importer):
 
 def _hash(text: str, chars: int = 12) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:chars]
-
-
-def check_new_folder(target: str | os.PathLike[str]) -> Path:
-    """The absolute export target; ``AgentInputError`` unless it is a new or empty folder."""
-    path = Path(target).absolute()
-    refusal = new_folder_refusal(path)
-    if refusal is not None:
-        raise AgentInputError(refusal)
-    return path
