@@ -110,7 +110,14 @@ class MemoryImporter(Importer):
                                              picker))
         for note in codex.notes:
             path = str(Path(codex.memories_dir).joinpath(*NOTES_DIR_PARTS, note.file_name))
-            items.append(self._import_note(note.file_name, note.text, path, picker))
+            ref = f"{NOTE_THREAD_PREFIX}{note.file_name}"
+            if not note.text.strip():
+                items.append(ImportItem(KIND_NOTE, ref, OUTCOME_SKIPPED, REASON_EMPTY,
+                                        "the note is empty", path=path))
+            else:  # a note has no cwd: no project is picked
+                items.append(self._write_memory(KIND_NOTE, ref, note.text,
+                                                note_kind(note.file_name, note.text), None,
+                                                path, picker, self._known))
         report = ImportReport(codex.home, tuple(items), codex.problems, tuple(picker.created),
                               db_error)
         self._audit("codex_memories_imported", report)
@@ -154,13 +161,3 @@ class MemoryImporter(Importer):
             (entry.cwd if entry else None) or (summary.cwd if summary else None))
         return self._write_memory(KIND_THREAD, ref, text, "fact", usable_cwd(cwd), path, picker,
                                   self._known)
-
-    def _import_note(self, file_name: str, text: str, path: str,
-                     picker: ProjectPicker) -> ImportItem:
-        ref = f"{NOTE_THREAD_PREFIX}{file_name}"
-        if not text.strip():
-            return ImportItem(KIND_NOTE, ref, OUTCOME_SKIPPED, REASON_EMPTY, "the note is empty",
-                              path=path)
-        # a note has no cwd: no project is picked
-        return self._write_memory(KIND_NOTE, ref, text, note_kind(file_name, text), None, path,
-                                  picker, self._known)

@@ -3,7 +3,7 @@ dataclasses with ``to_json()``, times in memtui's stored form (or None)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass, fields, replace
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
@@ -238,8 +238,8 @@ class Job(JobRow[str], JsonMixin):
     """``retry_at`` is still in the future: no claim before then."""
     cooldown_until: str | None = None
     """Global job that succeeded within ``CONSOLIDATION_COOLDOWN``: not claimed before."""
-    is_stage1: bool = field(default=False)
-    is_consolidation: bool = field(default=False)
+    is_stage1: bool = False
+    is_consolidation: bool = False
 
     @classmethod
     def from_row(cls, row: JobRow[int], now: datetime) -> Job:
