@@ -63,7 +63,7 @@ class CodexDbSnapshot:
     """One-line reasons for rows that could not be read (for example a NULL key)."""
 
 
-# Codex's database layouts, each in words in ``LAYOUT_WORDS``.
+# Codex's database layouts, each in words in the engine's ``LAYOUT_WORDS``.
 LAYOUT_MEMORIES_DB = "memories_1"
 LAYOUT_STATE_DB = "state_5"
 LAYOUT_MEMORIES_V2 = "memories_v2_1"
@@ -71,19 +71,6 @@ LAYOUT_UNKNOWN = "unknown"
 """A newer Codex database memtui does not know: read where its tables are known, never written."""
 LAYOUT_OLD = "pre_2026_02"
 LAYOUT_NONE = "none"
-LAYOUT_WORDS = {
-    LAYOUT_MEMORIES_V2: "memories in memories_v2_1.sqlite and memories_v2/, threads in "
-                        "state_5.sqlite (Codex 0.169 to 0.171)",
-    LAYOUT_UNKNOWN: "a layout memtui does not know (a newer Codex); read where its tables "
-                    "are the known ones, never written",
-    LAYOUT_MEMORIES_DB: "memories in memories_1.sqlite, threads in state_5.sqlite "
-                        "(Codex since 2026-05-26)",
-    LAYOUT_STATE_DB: "memories inside state_5.sqlite (Codex 2026-02-10 to 2026-05-26)",
-    LAYOUT_OLD: "older than Codex 2026-02 (thread_memory / memory_phase1_jobs tables); "
-                "not supported",
-    LAYOUT_NONE: "no Codex database found",
-}
-"""One line per layout, as ``codex show`` and the Codex pane print it."""
 
 
 @dataclass(frozen=True)

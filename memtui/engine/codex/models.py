@@ -13,10 +13,12 @@ from memtui.engine.codex.timefmt import as_utc, parse_datetime, unix_to_iso
 from memtui.jsonable import JsonMixin
 from memtui.store.codex_models import (
     CONSOLIDATE_JOB_KIND,
+    LAYOUT_MEMORIES_DB,
     LAYOUT_MEMORIES_V2,
+    LAYOUT_NONE,
     LAYOUT_OLD,
+    LAYOUT_STATE_DB,
     LAYOUT_UNKNOWN,
-    LAYOUT_WORDS,
     STAGE1_JOB_KIND,
     TIME_ANNOTATION,
     CodexLayout,
@@ -40,6 +42,20 @@ STATUS_ERROR = "error"
 CONSOLIDATION_COOLDOWN = timedelta(hours=6)
 """Codex claims the global consolidation at most this long after its last success
 (``PHASE2_SUCCESS_COOLDOWN_SECONDS``)."""
+
+LAYOUT_WORDS = {
+    LAYOUT_MEMORIES_V2: "memories in memories_v2_1.sqlite and memories_v2/, threads in "
+                        "state_5.sqlite (Codex 0.169 to 0.171)",
+    LAYOUT_UNKNOWN: "a layout memtui does not know (a newer Codex); read where its tables "
+                    "are the known ones, never written",
+    LAYOUT_MEMORIES_DB: "memories in memories_1.sqlite, threads in state_5.sqlite "
+                        "(Codex since 2026-05-26)",
+    LAYOUT_STATE_DB: "memories inside state_5.sqlite (Codex 2026-02-10 to 2026-05-26)",
+    LAYOUT_OLD: "older than Codex 2026-02 (thread_memory / memory_phase1_jobs tables); "
+                "not supported",
+    LAYOUT_NONE: "no Codex database found",
+}
+"""One line per layout, as ``codex show`` and the Codex pane print it."""
 
 
 @dataclass(frozen=True)
