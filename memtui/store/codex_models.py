@@ -1,4 +1,5 @@
-"""Plain rows read from Codex's databases, times in unix seconds as Codex stores them."""
+"""Plain rows read from Codex's databases, times in unix seconds as Codex stores them (the
+engine's models extend the same rows with the times as ISO text)."""
 
 from __future__ import annotations
 
