@@ -280,7 +280,6 @@ class AgentsPane(ListPane[ItemList["AgentRow"]]):
             text.append(f"  {row.inbox}{'' if narrow else ' inbox'}", style="cyan")
         if row.problems:
             text.append(f"  {len(row.problems)}!", style="yellow")
-        text.truncate(width, overflow="ellipsis")
         return text
 
     def _row_text(self, text: Text, row: AgentRow) -> None:

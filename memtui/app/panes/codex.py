@@ -81,7 +81,6 @@ class CodexPane(ListPane[ItemList["CodexThread"]]):  # the engine type is not im
         if thread.memory_mode and thread.memory_mode != "enabled":
             row.append(f"[{one_line(thread.memory_mode, 12)}] ", style="yellow")
         row.append(one_line(thread.description or thread.cwd or "", TEXT_CHARS))
-        row.truncate(width, overflow="ellipsis")
         return row
 
     def home(self) -> Path:

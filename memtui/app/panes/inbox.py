@@ -99,7 +99,7 @@ class InboxPane(ListPane[ItemList[InboxEntry]]):
 
     def _row(self, entry: InboxEntry, width: int) -> Text:
         marked = entry.key in self.marked
-        row = Text.assemble(
+        return Text.assemble(
             (MARK if marked else " ", "bold yellow" if marked else ""), " ",
             (f"{one_line(entry.label, LABEL_WIDTH):<{LABEL_WIDTH}} ", "bold"),
             (f"{one_line(entry.where, WHERE_WIDTH):<{WHERE_WIDTH}} ", "dim"),
@@ -109,8 +109,6 @@ class InboxPane(ListPane[ItemList[InboxEntry]]):
             (one_line(entry.text), "" if entry.can_act and entry.problem is None else "dim"),
             ("" if entry.can_act else "  read only", "dim italic"),
             no_wrap=True, overflow="ellipsis")
-        row.truncate(width, overflow="ellipsis")
-        return row
 
     def refresh_data(self) -> None:
         """Read the inbox again in a worker (the cursor stays on the same row)."""
