@@ -4,7 +4,7 @@ the home's diagnosis below, read in a thread job; curation is ``memtui codex``'s
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from functools import partial
+from functools import partial, partialmethod
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar, TypeVar
 
@@ -211,6 +211,4 @@ class CodexPane(ListPane[ItemList["CodexThread"]]):  # the engine type is not im
                                  self._thread_text, self._overview, EMPTY_TEXT,
                                  "No thread selected.")
 
-    def action_reload(self) -> None:
-        """Read the Codex home again (it changes outside memtui)."""
-        self.refresh_data(reload=True)
+    action_reload = partialmethod(refresh_data, reload=True)
