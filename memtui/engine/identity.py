@@ -462,13 +462,7 @@ class IdentityApi(EngineArea):
         """Physically delete a memory and every version in its chain; audit without content;
         tombstone extracted sources so the extractor never recreates them; then purge the
         text from the write-ahead log (``purged`` says whether it is gone yet)."""
-        return self._purged([self._forget_chain(memory_id)])[0]
-
-    def _purged(self, results: list[ForgetResult]) -> list[ForgetResult]:
-        """The results once their text is erased from the write-ahead log, when it can be."""
-        status = purge.finish(self._store, purge.FORGET_PURGE_WAIT_S)
-        return [replace(result, purged=status.purged, purge_reason=status.reason)
-                for result in results]
+        return self.forget_many([memory_id])[0]
 
     def _forget_chain(self, memory_id: str) -> ForgetResult:
         with self._store.transaction():
@@ -510,7 +504,11 @@ class IdentityApi(EngineArea):
                 result = self._forget_chain(memory_id)
                 done.update(result.removed_ids)
                 results.append(result)
-        return self._purged(results) if results else results
+        if not results:
+            return results
+        status = purge.finish(self._store, purge.FORGET_PURGE_WAIT_S)  # erase the WAL's copy
+        return [replace(result, purged=status.purged, purge_reason=status.reason)
+                for result in results]
 
     def latest(self, project: str | None) -> tuple[list[Memory], list[Memory]]:
         """The latest active user memories and project memories (CONTEXT_LIMIT each)."""

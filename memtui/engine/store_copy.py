@@ -150,17 +150,12 @@ def copy_store(source: str, destination: str, actor: str) -> CopyReport:
         stack.callback(source_store.close)
         try:
             destination_store = open_store(destination)
-        except BaseException:
-            if created_path is not None:
-                discard_empty_store(created_path)
-            raise
-        stack.callback(destination_store.close)
-        try:
+            stack.callback(destination_store.close)
             rows = _copy(Engine(source_store, actor), Engine(destination_store, actor),
                          shown_source, shown_destination)
         except BaseException:
             if created_path is not None:
-                destination_store.close()
+                stack.close()  # the new file is closed before it is removed
                 discard_empty_store(created_path)
             raise
     return CopyReport(shown_source, shown_destination, rows, created_path is not None)
