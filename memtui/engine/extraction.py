@@ -358,13 +358,10 @@ class ExtractionApi(EngineArea):
         status = status_for_new(self._store, task.user, AUTO_SOURCE, context.settings)
         memory = new_memory(self._store, task.user, task.project, "fact", content, status,
                             AUTO_SOURCE, task.id, now)
-        if status == PENDING:
-            # waits in the inbox; a repeated goal is a pending correction of the active one,
-            # and approving it is the supersede
-            self._store.memories.insert(memory, key, replaces=previous)
-            return "extracted", memory.id
-        self._store.memories.insert(memory, key)
-        if previous is None:
+        # pending, it waits in the inbox; a repeated goal is then a pending correction of the
+        # active one, and approving it is the supersede
+        self._store.memories.insert(memory, key, replaces=previous if status == PENDING else None)
+        if status == PENDING or previous is None:
             return "extracted", memory.id
         self._store.memories.mark_superseded(previous, memory.id, now)
         return "superseded_previous", memory.id

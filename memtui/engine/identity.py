@@ -420,14 +420,13 @@ class IdentityApi(EngineArea):
             # The new version is owned by whoever wrote it, so History shows who corrected it.
             new = new_memory(self._store, self.actor, old.project, kind or old.kind, text,
                              status, stored_source, old.source_thread_id)
-            if status == PENDING:
-                self._store.memories.insert(new, self._store.memories.goal_key(old.id),
-                                            replaces=old.id)
+            self._store.memories.insert(new, self._store.memories.goal_key(old.id),
+                                        replaces=old.id if status == PENDING else None)
+            if status == PENDING:  # approving it is the supersede
                 self._append_audit("memory_created", new.id, scope=new.scope, kind=new.kind,
                                    source=stored_source, project=new.project, status=PENDING,
                                    replaces=old.id)
                 return new
-            self._store.memories.insert(new, self._store.memories.goal_key(old.id))
             self._store.memories.mark_superseded(old.id, new.id, new.created_at)
             self._append_audit("memory_superseded", old.id, new_id=new.id, scope=old.scope)
         return new

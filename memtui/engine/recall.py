@@ -308,9 +308,8 @@ class RecallApi(EngineArea):
         text, size = _recall_query(query, limit)
         stamp = self._window_stamp()
         with self._store.snapshot():
-            projects = (self._recall_projects(project, for_agent)
-                        if project is not None or every_project
-                        else [])
+            projects = self._recall_projects(project, for_agent) \
+                if project is not None or every_project else []
             found = (self._related_memories(text, analyse(text), projects, project, size, stamp)
                      if text.strip() else
                      self._store.recall.recent_memories(self.actor, projects, size))
