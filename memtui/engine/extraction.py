@@ -107,11 +107,6 @@ def memory_content(task: Task) -> str:
     return redact(title + ("\n" + result if result else ""))
 
 
-def goal_key_of(content: str) -> str | None:
-    """The goal key of a ``memory_content`` (its first line normalised)."""
-    return normalise(content.split("\n", 1)[0]) or None
-
-
 @dataclass
 class RoundSummary(JsonMixin):
     """What one round (or a backfill) did: ``scanned`` = extracted + superseded (memories that
@@ -352,7 +347,7 @@ class ExtractionApi(EngineArea):
         content = memory_content(task)
         if not content.strip():
             raise InvalidInput("the task has no text to remember")
-        key = goal_key_of(content)
+        key = normalise(content.split("\n", 1)[0]) or None  # the goal key: its first line
         previous = self._store.tasks.active_auto_for_goal(task.project, key) if key else None
         now = context.now
         status = status_for_new(self._store, task.user, AUTO_SOURCE, context.settings)
