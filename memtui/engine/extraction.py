@@ -107,11 +107,6 @@ def memory_content(task: Task) -> str:
     return redact(title + ("\n" + result if result else ""))
 
 
-def goal_key_of(content: str) -> str | None:
-    """The goal key of a ``memory_content`` (its first line normalised)."""
-    return normalise(content.split("\n", 1)[0]) or None
-
-
 @dataclass
 class RoundSummary(JsonMixin):
     """What one round (or a backfill) did: ``scanned`` = extracted + superseded (memories that
@@ -352,19 +347,16 @@ class ExtractionApi(EngineArea):
         content = memory_content(task)
         if not content.strip():
             raise InvalidInput("the task has no text to remember")
-        key = goal_key_of(content)
+        key = normalise(content.split("\n", 1)[0]) or None  # the goal key: its first line
         previous = self._store.tasks.active_auto_for_goal(task.project, key) if key else None
         now = context.now
         status = status_for_new(self._store, task.user, AUTO_SOURCE, context.settings)
         memory = new_memory(self._store, task.user, task.project, "fact", content, status,
                             AUTO_SOURCE, task.id, now)
-        if status == PENDING:
-            # waits in the inbox; a repeated goal is a pending correction of the active one,
-            # and approving it is the supersede
-            self._store.memories.insert(memory, key, replaces=previous)
-            return "extracted", memory.id
-        self._store.memories.insert(memory, key)
-        if previous is None:
+        # pending, it waits in the inbox; a repeated goal is then a pending correction of the
+        # active one, and approving it is the supersede
+        self._store.memories.insert(memory, key, replaces=previous if status == PENDING else None)
+        if status == PENDING or previous is None:
             return "extracted", memory.id
         self._store.memories.mark_superseded(previous, memory.id, now)
         return "superseded_previous", memory.id

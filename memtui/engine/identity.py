@@ -420,14 +420,13 @@ class IdentityApi(EngineArea):
             # The new version is owned by whoever wrote it, so History shows who corrected it.
             new = new_memory(self._store, self.actor, old.project, kind or old.kind, text,
                              status, stored_source, old.source_thread_id)
-            if status == PENDING:
-                self._store.memories.insert(new, self._store.memories.goal_key(old.id),
-                                            replaces=old.id)
+            self._store.memories.insert(new, self._store.memories.goal_key(old.id),
+                                        replaces=old.id if status == PENDING else None)
+            if status == PENDING:  # approving it is the supersede
                 self._append_audit("memory_created", new.id, scope=new.scope, kind=new.kind,
                                    source=stored_source, project=new.project, status=PENDING,
                                    replaces=old.id)
                 return new
-            self._store.memories.insert(new, self._store.memories.goal_key(old.id))
             self._store.memories.mark_superseded(old.id, new.id, new.created_at)
             self._append_audit("memory_superseded", old.id, new_id=new.id, scope=old.scope)
         return new
@@ -462,13 +461,7 @@ class IdentityApi(EngineArea):
         """Physically delete a memory and every version in its chain; audit without content;
         tombstone extracted sources so the extractor never recreates them; then purge the
         text from the write-ahead log (``purged`` says whether it is gone yet)."""
-        return self._purged([self._forget_chain(memory_id)])[0]
-
-    def _purged(self, results: list[ForgetResult]) -> list[ForgetResult]:
-        """The results once their text is erased from the write-ahead log, when it can be."""
-        status = purge.finish(self._store, purge.FORGET_PURGE_WAIT_S)
-        return [replace(result, purged=status.purged, purge_reason=status.reason)
-                for result in results]
+        return self.forget_many([memory_id])[0]
 
     def _forget_chain(self, memory_id: str) -> ForgetResult:
         with self._store.transaction():
@@ -510,7 +503,11 @@ class IdentityApi(EngineArea):
                 result = self._forget_chain(memory_id)
                 done.update(result.removed_ids)
                 results.append(result)
-        return self._purged(results) if results else results
+        if not results:
+            return results
+        status = purge.finish(self._store, purge.FORGET_PURGE_WAIT_S)  # erase the WAL's copy
+        return [replace(result, purged=status.purged, purge_reason=status.reason)
+                for result in results]
 
     def latest(self, project: str | None) -> tuple[list[Memory], list[Memory]]:
         """The latest active user memories and project memories (CONTEXT_LIMIT each)."""

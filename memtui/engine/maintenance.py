@@ -269,34 +269,31 @@ class MaintenanceApi(EngineArea):
 
     def import_lines(self, lines: Iterable[str], *, merge: bool = False) -> ImportReport:
         """Load an export, all or nothing (``merge``: rows whose keys exist are skipped)."""
+        report = ImportReport()
         try:
-            return self._import(lines, merge)
+            with self._store.transaction():
+                if not merge and not sql.is_empty(self._store):
+                    raise InvalidInput("the store is not empty; import into a new store, or "
+                                       "use --merge to add only what is missing")
+                sql.defer_foreign_keys(self._store)
+                for number, table, row in self._parse(lines):
+                    if merge and table in RENUMBERED_ON_MERGE:
+                        row.pop("seq", None)  # keyed by id: let the store number the new rows
+                    try:
+                        loaded = sql.load_row(self._store, table, row, skip_existing=merge)
+                    except MemtuiError:
+                        raise
+                    except Exception as error:
+                        raise InvalidInput(f"line {number}: cannot load this {table} row "
+                                           f"({str(error)[:120]})") from None
+                    bucket = report.loaded if loaded else report.skipped
+                    bucket[table] = bucket.get(table, 0) + 1
+                sql.finish_load(self._store)
         except StoreError as error:
             if "FOREIGN KEY" in error.message:
                 raise InvalidInput("the file refers to rows it does not hold (FOREIGN KEY "
                                    "constraint failed); nothing was imported") from None
             raise
-
-    def _import(self, lines: Iterable[str], merge: bool) -> ImportReport:
-        report = ImportReport()
-        with self._store.transaction():
-            if not merge and not sql.is_empty(self._store):
-                raise InvalidInput("the store is not empty; import into a new store, or use "
-                                   "--merge to add only what is missing")
-            sql.defer_foreign_keys(self._store)
-            for number, table, row in self._parse(lines):
-                if merge and table in RENUMBERED_ON_MERGE:
-                    row.pop("seq", None)  # keyed by id: let the store number the new rows
-                try:
-                    loaded = sql.load_row(self._store, table, row, skip_existing=merge)
-                except MemtuiError:
-                    raise
-                except Exception as error:
-                    raise InvalidInput(f"line {number}: cannot load this {table} row "
-                                       f"({str(error)[:120]})") from None
-                bucket = report.loaded if loaded else report.skipped
-                bucket[table] = bucket.get(table, 0) + 1
-            sql.finish_load(self._store)
         return report
 
 

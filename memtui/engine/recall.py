@@ -59,7 +59,7 @@ TRANSITION_FIELDS = ("goal", "prompt", "result")
 DEFAULT_CONSOLIDATION_LIST = 50
 MAX_CONSOLIDATION_LIST = 1000
 _WORD = re.compile(r"\w+", re.UNICODE)
-_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]+")
+_CJK = re.compile(r"([\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]+)")
 
 
 def _cut(text: str, limit: int) -> str:
@@ -182,21 +182,14 @@ def text_terms(text: str) -> set[str]:
     """The words of a text for relatedness (runs of CJK characters as character pairs)."""
     terms: set[str] = set()
     for word in _WORD.findall(text.casefold()):
-        last = 0
-        for run in _CJK.finditer(word):
-            _add_word(terms, word[last:run.start()])
-            chars = run.group(0)
-            if len(chars) == 1:
-                terms.add(chars)
-            terms.update(chars[i:i + 2] for i in range(len(chars) - 1))
-            last = run.end()
-        _add_word(terms, word[last:])
+        for index, piece in enumerate(_CJK.split(word)):  # odd pieces: runs of CJK
+            if index % 2 and len(piece) == 1:
+                terms.add(piece)
+            elif index % 2:
+                terms.update(piece[i:i + 2] for i in range(len(piece) - 1))
+            elif len(piece) > 1 and piece not in STOPWORDS:
+                terms.add(piece)
     return terms
-
-
-def _add_word(terms: set[str], word: str) -> None:
-    if len(word) > 1 and word not in STOPWORDS:
-        terms.add(word)
 
 
 def check_document_path(path: object) -> str:
@@ -315,9 +308,8 @@ class RecallApi(EngineArea):
         text, size = _recall_query(query, limit)
         stamp = self._window_stamp()
         with self._store.snapshot():
-            projects = (self._recall_projects(project, for_agent)
-                        if project is not None or every_project
-                        else [])
+            projects = self._recall_projects(project, for_agent) \
+                if project is not None or every_project else []
             found = (self._related_memories(text, analyse(text), projects, project, size, stamp)
                      if text.strip() else
                      self._store.recall.recent_memories(self.actor, projects, size))

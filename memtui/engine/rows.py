@@ -140,17 +140,12 @@ def _drop_secret_keys(value: object) -> object:
         return value
     parsed = json.loads(value)
     while isinstance(parsed, dict) and (path := banned_preference_key(parsed)) is not None:
-        _remove_path(parsed, path)
+        item: Any = parsed  # down the dotted path, to the key to remove
+        parts = path.replace("[", ".[").split(".")
+        for part in parts[:-1]:
+            item = item[int(part[1:-1])] if part.startswith("[") else item[part]
+        del item[parts[-1]]
     return _dump_sorted(parsed)
-
-
-def _remove_path(value: dict[str, Any], path: str) -> None:
-    """Remove the dotted key ``path`` found by ``banned_preference_key``."""
-    item: Any = value
-    parts = path.replace("[", ".[").split(".")
-    for part in parts[:-1]:
-        item = item[int(part[1:-1])] if part.startswith("[") else item[part]
-    del item[parts[-1]]
 
 
 _SEQ = Column(_whole(1, MAX_ROW_NUMBER))

@@ -141,26 +141,19 @@ def copy_store(source: str, destination: str, actor: str) -> CopyReport:
     shown_source, shown_destination = shown_location(source), shown_location(destination)
     if _same_store(source, destination):
         raise InvalidInput(f"--from and --to name the same store ({shown_source})")
-    created_path: Path | None = None
-    if not is_database_url(destination):
-        target = Path(destination).expanduser()
-        created_path = None if target.exists() else target
+    target = None if is_database_url(destination) else Path(destination).expanduser()
+    created_path = target if target is not None and not target.exists() else None
     with contextlib.ExitStack() as stack:
         source_store = _open_source(source)
         stack.callback(source_store.close)
         try:
             destination_store = open_store(destination)
-        except BaseException:
-            if created_path is not None:
-                discard_empty_store(created_path)
-            raise
-        stack.callback(destination_store.close)
-        try:
+            stack.callback(destination_store.close)
             rows = _copy(Engine(source_store, actor), Engine(destination_store, actor),
                          shown_source, shown_destination)
         except BaseException:
             if created_path is not None:
-                destination_store.close()
+                stack.close()  # the new file is closed before it is removed
                 discard_empty_store(created_path)
             raise
     return CopyReport(shown_source, shown_destination, rows, created_path is not None)

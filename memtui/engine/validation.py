@@ -269,27 +269,21 @@ def parse_preferences(text: str, what: str = "preferences") -> dict[str, Any]:
     return check_preferences(value)
 
 
-def plain_json_size(value: object, what: str) -> int:
-    """The UTF-8 size of ``value`` as JSON text; ``InvalidInput`` unless it is plain JSON (no
-    NaN, no lone surrogate, text keys)."""
-    try:
-        text = json.dumps(value, ensure_ascii=False, sort_keys=True, allow_nan=False)
-    except (TypeError, ValueError, RecursionError):
-        raise InvalidInput(f"{what} must be plain JSON (text, finite numbers, lists, "
-                           "objects)") from None
-    try:
-        return len(text.encode("utf-8"))
-    except UnicodeEncodeError:
-        raise InvalidInput(f"{what} must be valid UTF-8 text (a lone surrogate is not)") \
-            from None
-
-
 def _small_object(value: object, what: str, max_bytes: int) -> dict[str, Any]:
     if not isinstance(value, dict):
         raise InvalidInput(f"{what} must be a JSON object")
     if json_depth(value) > MAX_JSON_DEPTH:
         raise InvalidInput(f"{what}: nested deeper than {MAX_JSON_DEPTH} levels")
-    size = plain_json_size(value, what)
+    try:  # plain JSON only: no NaN, text keys
+        text = json.dumps(value, ensure_ascii=False, sort_keys=True, allow_nan=False)
+    except (TypeError, ValueError, RecursionError):
+        raise InvalidInput(f"{what} must be plain JSON (text, finite numbers, lists, "
+                           "objects)") from None
+    try:
+        size = len(text.encode("utf-8"))
+    except UnicodeEncodeError:
+        raise InvalidInput(f"{what} must be valid UTF-8 text (a lone surrogate is not)") \
+            from None
     if size > max_bytes:
         raise InvalidInput(f"{what}: too large ({size} bytes; the limit is {max_bytes})")
     return value

@@ -327,8 +327,8 @@ def test_a_failing_task_is_logged_as_error_and_the_round_goes_on(
     bad = add_done(team.alice, team.clock, goal="bad one")
     real_insert = team.store.memories.insert
 
-    def insert(memory: Memory, key: str | None = None) -> None:
-        real_insert(memory, key)
+    def insert(memory: Memory, key: str | None = None, replaces: str | None = None) -> None:
+        real_insert(memory, key, replaces)
         if memory.source_thread_id == bad.id:
             raise RuntimeError("boom")
 
