@@ -18,8 +18,8 @@ from memtui.cli import render
 from memtui.cli.common import (
     DEFAULT_LIMIT,
     Command,
+    Group,
     Handler,
-    add_group,
     arg,
     home_arg,
     limit_arg,
@@ -380,6 +380,7 @@ CLAUDE_COMMANDS = (
                         "DIR/.claude/settings.json (without: ~/.claude/settings.json)"),
              WRITE)),
 )
+PATCH = arg("patch", metavar="PATCH", help="[<slug>:]<scope>/<name>.patch or a path")
 GEMINI_COMMANDS = (
     Command("show", "the Gemini CLI home (read-only)", gemini_show, (LIMIT,)),
     import_command("import", "Gemini memories become memories", AGENT_GEMINI, "import_gemini",
@@ -410,26 +411,22 @@ GEMINI_COMMANDS = (
     Command("auto-memory", "switch experimental.autoMemory (needs --write)", gemini(
         lambda home, args: switches.plan_auto_memory(AGENT_GEMINI, home, args.state == "on")),
             (STATE, WRITE)),
+    Group("inbox", "pending auto-memory patches", (
+        Command("list", "every pending patch", gemini_inbox_list),
+        Command("apply", "apply a patch (needs --write)",
+                gemini(lambda home, args: inbox.plan_apply_patch(home, args.patch)),
+                (PATCH, WRITE)),
+        Command("dismiss", "dismiss a patch (needs --write)",
+                gemini(lambda home, args: inbox.plan_dismiss_patch(home, args.patch)),
+                (PATCH, WRITE))), (home_arg("gemini"),)),
 )
-PATCH = arg("patch", metavar="PATCH", help="[<slug>:]<scope>/<name>.patch or a path")
-GEMINI_INBOX_COMMANDS = (
-    Command("list", "every pending patch", gemini_inbox_list),
-    Command("apply", "apply a patch (needs --write)",
-            gemini(lambda home, args: inbox.plan_apply_patch(home, args.patch)), (PATCH, WRITE)),
-    Command("dismiss", "dismiss a patch (needs --write)",
-            gemini(lambda home, args: inbox.plan_dismiss_patch(home, args.patch)),
-            (PATCH, WRITE)),
-)
-
-
-def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
-    """Add ``memtui agents``, ``memtui claude`` and ``memtui gemini``."""
-    add_group(sub, common, "agents", "every agent's memory on this machine", [Command(
+TOP_LEVEL = (
+    Group("agents", "every agent's memory on this machine", (Command(
         "show", "Claude Code, Gemini CLI and Codex, one row per project", agents_show,
-        (LIMIT, *(home_arg(agent) for agent in ("claude", "gemini", "codex"))))])
-    add_group(sub, common, "claude", "browse, curate, import and export Claude Code memory",
-              CLAUDE_COMMANDS, home_arg("claude"))
-    gemini = add_group(sub, common, "gemini", "browse, curate, import and export Gemini CLI "
-                       "memory", GEMINI_COMMANDS, home_arg("gemini"))
-    add_group(gemini, common, "inbox", "pending auto-memory patches", GEMINI_INBOX_COMMANDS,
-              home_arg("gemini"))
+        (LIMIT, *(home_arg(agent) for agent in ("claude", "gemini", "codex")))),)),
+    Group("claude", "browse, curate, import and export Claude Code memory", CLAUDE_COMMANDS,
+          (home_arg("claude"),)),
+    Group("gemini", "browse, curate, import and export Gemini CLI memory", GEMINI_COMMANDS,
+          (home_arg("gemini"),)),
+)
+

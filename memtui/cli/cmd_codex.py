@@ -11,7 +11,8 @@ from pathlib import Path
 from typing import Any
 
 from rich import box
-from rich.console import Group, RenderableType
+from rich.console import Group as RichGroup
+from rich.console import RenderableType
 from rich.table import Table
 from rich.text import Text
 
@@ -19,7 +20,7 @@ from memtui.cli import render
 from memtui.cli.cmd_agent_stores import LIMIT, agent_home
 from memtui.cli.common import (
     Command,
-    add_group,
+    Group,
     arg,
     home_arg,
     limit_arg,
@@ -192,7 +193,7 @@ def show(ctx: CliContext, args: argparse.Namespace) -> int:
     _section(ctx, f"Ad-hoc notes ({len(codex.notes)})", codex.notes, limit, "notes",
              _notes_table)
     _section(ctx, f"Job queue ({len(codex.jobs)})", codex.jobs, limit, "jobs",
-             lambda shown: Group(*map(_job_line, shown)))
+             lambda shown: RichGroup(*map(_job_line, shown)))
     ctx.say("Why is consolidation stuck?", style="bold")
     for reason in codex.diagnosis:
         ctx.say(f"- {one_line(reason)}")
@@ -310,7 +311,7 @@ WAIT = arg("--wait", type=number_type(float, "a number of seconds",
            help="how long to wait for Codex's database while a running Codex holds it locked")
 
 
-COMMANDS = (
+CODEX_COMMANDS = (
     Command("show", "everything in the Codex home (read-only)", show,
             (LIMIT, WAIT)),
     Command("import", "stage-1 outputs and notes become memories", import_memories,
@@ -335,7 +336,5 @@ COMMANDS = (
 )
 
 
-def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
-    """Add ``memtui codex ...``."""
-    add_group(sub, common, "codex", "browse, import, curate and export a Codex home", COMMANDS,
-              home_arg("codex"))
+TOP_LEVEL = (Group("codex", "browse, import, curate and export a Codex home", CODEX_COMMANDS,
+                   (home_arg("codex"),)),)

@@ -19,7 +19,7 @@ from rich.table import Table
 from rich.text import Text
 
 from memtui.cli import render
-from memtui.cli.common import Arg, Command, add_group, arg
+from memtui.cli.common import Arg, Command, Group, arg
 from memtui.cli.context import CliContext
 from memtui.engine.agents.plans import diff_body
 from memtui.engine.agents.write_gate import AGENT as GATE_SOURCE
@@ -320,7 +320,4 @@ COMMANDS = (
 )
 
 
-def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
-    """Add the inbox commands."""
-    add_group(sub, common, "inbox", "the review inbox: approve or reject what agents wrote",
-              COMMANDS)
+TOP_LEVEL = (Group("inbox", "the review inbox: approve or reject what agents wrote", COMMANDS),)
