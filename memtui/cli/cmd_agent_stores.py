@@ -48,18 +48,6 @@ def human_size(size: int) -> str:
     return render.byte_size(size, "B", ("KB",))
 
 
-def meter_text(row: AgentRow) -> str:
-    """``174/250 -76``: index lines loaded / all, and how many entries are cut (empty
-    without an index)."""
-    index = row.index
-    if index is None:
-        return ""
-    text = f"{index.loaded_lines}/{index.lines}"
-    if index.over_limit:
-        text += f" -{len(index.dropped)}"
-    return text
-
-
 def tail(text: str, chars: int) -> str:
     """One line of ``text``; when too long, its end (the informative part of a path)."""
     flat = one_line(text, 10 * chars)
@@ -112,14 +100,14 @@ def rows_table(rows: Sequence[AgentRow], with_agent: bool, width: int) -> Table:
         table.add_column(name, justify="left" if name in ("auto", "index") else "right",
                          no_wrap=True, min_width=size, overflow="ellipsis")
     for row in rows:
-        cells: list[Text | str] = []
-        if with_agent:
-            cells.append(row.agent)
+        cells: list[Text | str] = [row.agent] if with_agent else []
+        index = row.index  # the meter: ``174/250 -76`` (index lines loaded / all, entries cut)
+        meter = "" if index is None else f"{index.loaded_lines}/{index.lines}" + (
+            f" -{len(index.dropped)}" if index.over_limit else "")
         label = row.label + (f" (worktree of {row.worktree_of})" if row.worktree_of else "")
         cells += [render.text(tail(label, label_chars)), str(row.files), human_size(row.size),
                   "?" if row.auto_memory is None else "on" if row.auto_memory else "off",
-                  Text(meter_text(row), style="yellow" if row.index and row.index.over_limit
-                       else ""),
+                  Text(meter, style="yellow" if index and index.over_limit else ""),
                   Text(str(len(row.secrets)), style="bold red" if row.secrets else ""),
                   str(row.inbox) if row.inbox else "", str(len(row.problems))]
         table.add_row(*cells)

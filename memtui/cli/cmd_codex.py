@@ -143,10 +143,10 @@ def _notes_table(notes: Sequence[Note]) -> Table:
     return table
 
 
-def job_lines(job: Job) -> tuple[str, str]:
-    """A job in words: (``<key>  <kind> <status> · <retries>``, lease / retry / error)."""
+def _job_line(job: Job) -> Text:
+    """``- <key>  <kind> <status> · <retries>``, then its lease, retry and error (dim)."""
     key = "" if job.is_consolidation else f"{job.job_key}  "
-    status = f"{key}{job.kind_word} {job.status}{job.state_words}"
+    line = Text(f"- {one_line(f'{key}{job.kind_word} {job.status}{job.state_words}')}")
     notes = []
     if job.lease_until and job.status == "running":
         notes.append(f"lease until {render.short_time(job.lease_until)}")
@@ -154,14 +154,8 @@ def job_lines(job: Job) -> tuple[str, str]:
         notes.append(f"retry at {render.short_time(job.retry_at)}")
     if job.last_error:
         notes.append(f"error: {reason_words(job.last_error)}")
-    return status, "; ".join(notes)
-
-
-def _job_line(job: Job) -> Text:
-    status, notes = job_lines(job)
-    line = Text(f"- {one_line(status)}")
     if notes:
-        line.append(f"\n    {one_line(notes, 2 * PREVIEW_CHARS)}", style="dim")
+        line.append(f"\n    {one_line('; '.join(notes), 2 * PREVIEW_CHARS)}", style="dim")
     return line
 
 
@@ -237,9 +231,13 @@ def note(ctx: CliContext, args: argparse.Namespace) -> int:
                       f"wrote note {one_line(str(path))}")
 
 
+def _removed(result: ForgetResult, last: str = ",") -> str:
+    return (f"{result.stage1_rows} stage-1 row(s), {result.job_rows} stage-1 job(s){last} "
+            f"{len(result.summary_files)} rollout summary file(s)")
+
+
 def _plan_words(result: ForgetResult) -> str:
-    words = (f"{result.stage1_rows} stage-1 row(s), {result.job_rows} stage-1 job(s) and "
-             f"{len(result.summary_files)} rollout summary file(s)")
+    words = _removed(result, " and")
     if result.thread_found:
         words += ", mark the thread polluted"
     if result.consolidation_enqueued:
@@ -270,9 +268,7 @@ def forget(ctx: CliContext, args: argparse.Namespace) -> int:
     _check_found(result, home, args.thread_id)
     if ctx.json:
         return ctx.answer(result.to_json())
-    removed = (f"{result.stage1_rows} stage-1 row(s), {result.job_rows} stage-1 job(s), "
-               f"{len(result.summary_files)} rollout summary file(s)")
-    ctx.say(f"forgot thread {args.thread_id}: removed {removed}")
+    ctx.say(f"forgot thread {args.thread_id}: removed {_removed(result)}")
     if result.marked_polluted or result.thread_found:
         ctx.say("marked polluted: Codex will not extract this thread again")
     if result.consolidation_enqueued:
