@@ -114,13 +114,6 @@ def rows_table(rows: Sequence[AgentRow], with_agent: bool, width: int) -> Table:
     return table
 
 
-def _secrets(ctx: CliContext, findings: Sequence[SecretFinding], limit: int) -> None:
-    print_list(ctx, Text(f"Secrets found ({len(findings)}) — file, line, kind; values never "
-                         "shown", style="bold red"), findings,
-               lambda finding: Text(f"- {one_line(finding.path, 200)}:{finding.line}  "
-                                    f"{finding.kind}"), limit, "secrets")
-
-
 def _dropped(ctx: CliContext, rows: Sequence[AgentRow], limit: int) -> None:
     for row in rows:
         if row.index is None or not row.index.over_limit:
@@ -180,7 +173,11 @@ def print_overview(ctx: CliContext, overview: AgentsOverview, limit: int,
         print_more(ctx, limit, len(rows), "rows")
     _dropped(ctx, rows, limit)
     places: list[AgentHomeInfo | AgentRow] = [*overview.homes, *rows]
-    _secrets(ctx, [finding for place in places for finding in place.secrets], limit)
+    secrets: list[SecretFinding] = [finding for place in places for finding in place.secrets]
+    print_list(ctx, Text(f"Secrets found ({len(secrets)}) — file, line, kind; values never "
+                         "shown", style="bold red"), secrets,
+               lambda finding: Text(f"- {one_line(finding.path, 200)}:{finding.line}  "
+                                    f"{finding.kind}"), limit, "secrets")
     print_problems(ctx, [problem for place in places for problem in place.problems], limit)
 
 

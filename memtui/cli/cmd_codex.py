@@ -51,19 +51,6 @@ WRITE_HINT = "add --write to do it"
 MAX_WAIT_SECONDS = 600.0
 
 
-def show_json(codex: CodexHome, threads: Sequence[CodexThread]) -> dict[str, Any]:
-    """The ``codex show --json`` object: everything read, plus ``threads`` and a ``summary``
-    that always has ``present`` and ``valid_v1``."""
-    data = codex.to_json()
-    summary = codex.summary.to_json() if codex.summary else {
-        "valid_v1": False, "sections": [], "topics": [], "older_topics": []}
-    data["summary"] = {"present": codex.summary is not None, **summary}
-    data["threads"] = [thread.to_json() for thread in threads]
-    data["consolidation_stuck"] = consolidation_stuck(codex)
-    data["config_reasons"] = config_reasons(codex.config)
-    return data
-
-
 def consolidation_stuck(codex: CodexHome) -> bool | None:
     """True when a job failed or holds a dead lease (a cooldown or a queued run is not);
     None (cannot be told) when no job failed but the memory database was not read or its
@@ -173,8 +160,14 @@ def show(ctx: CliContext, args: argparse.Namespace) -> int:
     home = agent_home(args, AGENT_CODEX)
     codex = ctx.engine.codex.browse(home, db_busy_timeout_s=args.wait)
     threads = codex_threads(codex)
-    if ctx.json:
-        return ctx.answer(show_json(codex, threads))
+    if ctx.json:  # everything read; a summary always has ``present`` and ``valid_v1``
+        summary = codex.summary.to_json() if codex.summary else {
+            "valid_v1": False, "sections": [], "topics": [], "older_topics": []}
+        return ctx.answer(codex.to_json() | {
+            "summary": {"present": codex.summary is not None, **summary},
+            "threads": [thread.to_json() for thread in threads],
+            "consolidation_stuck": consolidation_stuck(codex),
+            "config_reasons": config_reasons(codex.config)})
     limit = args.limit
     ctx.say(f"Codex home {home}", style="bold")
     ctx.console.print(layout_line(codex))
