@@ -58,10 +58,6 @@ def _writes(ctx: CliContext, source: str | None) -> list[HeldWrite]:
     return ctx.engine.gate.items() if source in (None, GATE_SOURCE) else []
 
 
-def _memories(ctx: CliContext, source: str | None) -> list[InboxItem]:
-    return [] if source == GATE_SOURCE else ctx.engine.review.items(source)
-
-
 def _problem(held: HeldWrite) -> str | None:
     return held.problem or ("the file changed since the proposal" if held.stale else None)
 
@@ -125,7 +121,7 @@ def _memory_line(item: InboxItem) -> Text:
 def inbox_list(ctx: CliContext, args: argparse.Namespace) -> int:
     """``inbox list [--source SRC]``: pending memories, then held writes, oldest first, one
     line each (``inbox show`` prints the whole text or diff)."""
-    items = _memories(ctx, args.source)
+    items = [] if args.source == GATE_SOURCE else ctx.engine.review.items(args.source)
     writes = _writes(ctx, args.source)
     if ctx.json:
         rows = [item.to_json() for item in items] + [held.to_json() for held in writes]
