@@ -18,8 +18,8 @@ from memtui.cli import render
 from memtui.cli.common import (
     DEFAULT_LIMIT,
     Command,
+    Group,
     Handler,
-    add_group,
     arg,
     home_arg,
     limit_arg,
@@ -46,18 +46,6 @@ MIN_LABEL_CHARS = 12
 def human_size(size: int) -> str:
     """Bytes for people: ``812 B``, ``24.4 KB``."""
     return render.byte_size(size, "B", ("KB",))
-
-
-def meter_text(row: AgentRow) -> str:
-    """``174/250 -76``: index lines loaded / all, and how many entries are cut (empty
-    without an index)."""
-    index = row.index
-    if index is None:
-        return ""
-    text = f"{index.loaded_lines}/{index.lines}"
-    if index.over_limit:
-        text += f" -{len(index.dropped)}"
-    return text
 
 
 def tail(text: str, chars: int) -> str:
@@ -112,25 +100,18 @@ def rows_table(rows: Sequence[AgentRow], with_agent: bool, width: int) -> Table:
         table.add_column(name, justify="left" if name in ("auto", "index") else "right",
                          no_wrap=True, min_width=size, overflow="ellipsis")
     for row in rows:
-        cells: list[Text | str] = []
-        if with_agent:
-            cells.append(row.agent)
+        cells: list[Text | str] = [row.agent] if with_agent else []
+        index = row.index  # the meter: ``174/250 -76`` (index lines loaded / all, entries cut)
+        meter = "" if index is None else f"{index.loaded_lines}/{index.lines}" + (
+            f" -{len(index.dropped)}" if index.over_limit else "")
         label = row.label + (f" (worktree of {row.worktree_of})" if row.worktree_of else "")
         cells += [render.text(tail(label, label_chars)), str(row.files), human_size(row.size),
                   "?" if row.auto_memory is None else "on" if row.auto_memory else "off",
-                  Text(meter_text(row), style="yellow" if row.index and row.index.over_limit
-                       else ""),
+                  Text(meter, style="yellow" if index and index.over_limit else ""),
                   Text(str(len(row.secrets)), style="bold red" if row.secrets else ""),
                   str(row.inbox) if row.inbox else "", str(len(row.problems))]
         table.add_row(*cells)
     return table
-
-
-def _secrets(ctx: CliContext, findings: Sequence[SecretFinding], limit: int) -> None:
-    print_list(ctx, Text(f"Secrets found ({len(findings)}) — file, line, kind; values never "
-                         "shown", style="bold red"), findings,
-               lambda finding: Text(f"- {one_line(finding.path, 200)}:{finding.line}  "
-                                    f"{finding.kind}"), limit, "secrets")
 
 
 def _dropped(ctx: CliContext, rows: Sequence[AgentRow], limit: int) -> None:
@@ -192,7 +173,11 @@ def print_overview(ctx: CliContext, overview: AgentsOverview, limit: int,
         print_more(ctx, limit, len(rows), "rows")
     _dropped(ctx, rows, limit)
     places: list[AgentHomeInfo | AgentRow] = [*overview.homes, *rows]
-    _secrets(ctx, [finding for place in places for finding in place.secrets], limit)
+    secrets: list[SecretFinding] = [finding for place in places for finding in place.secrets]
+    print_list(ctx, Text(f"Secrets found ({len(secrets)}) — file, line, kind; values never "
+                         "shown", style="bold red"), secrets,
+               lambda finding: Text(f"- {one_line(finding.path, 200)}:{finding.line}  "
+                                    f"{finding.kind}"), limit, "secrets")
     print_problems(ctx, [problem for place in places for problem in place.problems], limit)
 
 
@@ -380,6 +365,7 @@ CLAUDE_COMMANDS = (
                         "DIR/.claude/settings.json (without: ~/.claude/settings.json)"),
              WRITE)),
 )
+PATCH = arg("patch", metavar="PATCH", help="[<slug>:]<scope>/<name>.patch or a path")
 GEMINI_COMMANDS = (
     Command("show", "the Gemini CLI home (read-only)", gemini_show, (LIMIT,)),
     import_command("import", "Gemini memories become memories", AGENT_GEMINI, "import_gemini",
@@ -410,26 +396,22 @@ GEMINI_COMMANDS = (
     Command("auto-memory", "switch experimental.autoMemory (needs --write)", gemini(
         lambda home, args: switches.plan_auto_memory(AGENT_GEMINI, home, args.state == "on")),
             (STATE, WRITE)),
+    Group("inbox", "pending auto-memory patches", (
+        Command("list", "every pending patch", gemini_inbox_list),
+        Command("apply", "apply a patch (needs --write)",
+                gemini(lambda home, args: inbox.plan_apply_patch(home, args.patch)),
+                (PATCH, WRITE)),
+        Command("dismiss", "dismiss a patch (needs --write)",
+                gemini(lambda home, args: inbox.plan_dismiss_patch(home, args.patch)),
+                (PATCH, WRITE))), (home_arg("gemini"),)),
 )
-PATCH = arg("patch", metavar="PATCH", help="[<slug>:]<scope>/<name>.patch or a path")
-GEMINI_INBOX_COMMANDS = (
-    Command("list", "every pending patch", gemini_inbox_list),
-    Command("apply", "apply a patch (needs --write)",
-            gemini(lambda home, args: inbox.plan_apply_patch(home, args.patch)), (PATCH, WRITE)),
-    Command("dismiss", "dismiss a patch (needs --write)",
-            gemini(lambda home, args: inbox.plan_dismiss_patch(home, args.patch)),
-            (PATCH, WRITE)),
-)
-
-
-def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
-    """Add ``memtui agents``, ``memtui claude`` and ``memtui gemini``."""
-    add_group(sub, common, "agents", "every agent's memory on this machine", [Command(
+TOP_LEVEL = (
+    Group("agents", "every agent's memory on this machine", (Command(
         "show", "Claude Code, Gemini CLI and Codex, one row per project", agents_show,
-        (LIMIT, *(home_arg(agent) for agent in ("claude", "gemini", "codex"))))])
-    add_group(sub, common, "claude", "browse, curate, import and export Claude Code memory",
-              CLAUDE_COMMANDS, home_arg("claude"))
-    gemini = add_group(sub, common, "gemini", "browse, curate, import and export Gemini CLI "
-                       "memory", GEMINI_COMMANDS, home_arg("gemini"))
-    add_group(gemini, common, "inbox", "pending auto-memory patches", GEMINI_INBOX_COMMANDS,
-              home_arg("gemini"))
+        (LIMIT, *(home_arg(agent) for agent in ("claude", "gemini", "codex")))),)),
+    Group("claude", "browse, curate, import and export Claude Code memory", CLAUDE_COMMANDS,
+          (home_arg("claude"),)),
+    Group("gemini", "browse, curate, import and export Gemini CLI memory", GEMINI_COMMANDS,
+          (home_arg("gemini"),)),
+)
+

@@ -8,7 +8,7 @@ import argparse
 import os
 import sys
 
-from memtui.cli.common import Command, add_commands, arg
+from memtui.cli.common import Command, arg
 from memtui.cli.context import CliContext
 from memtui.cli.hook import HOOK_NAMES
 from memtui.engine.agent_setup import INSTALL, UNINSTALL
@@ -119,7 +119,7 @@ def hook(ctx: CliContext, args: argparse.Namespace) -> int:
     return run_hook(options, ctx.stdout, ctx.stderr)
 
 
-COMMANDS = (
+TOP_LEVEL = (
     Command("mcp", "run the MCP server on stdio for coding agents", mcp),
     Command("hooks", "show, install or uninstall memtui in an agent's settings", hooks, (
         arg("action", choices=("show", "install", "uninstall"),
@@ -140,8 +140,3 @@ COMMANDS = (
         arg("--agent", default="claude-code", choices=("claude-code",),
             help="whose hook format stdin holds"))),
 )
-
-
-def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
-    """Add ``mcp``, ``hooks`` and ``hook``."""
-    add_commands(sub, common, COMMANDS)

@@ -10,15 +10,7 @@ from rich.table import Table
 from rich.text import Text
 
 from memtui.cli import render
-from memtui.cli.common import (
-    Command,
-    add_commands,
-    add_group,
-    arg,
-    limit_arg,
-    list_out,
-    number_type,
-)
+from memtui.cli.common import Command, Group, arg, limit_arg, list_out, number_type
 from memtui.cli.context import CliContext
 from memtui.engine.reasons import REASON_WORDS
 from memtui.engine.settings import parse_cli_pairs
@@ -256,9 +248,15 @@ TASK_COMMANDS = (
         limit_arg("at most this many tasks (default 50)"))),
     Command("show", "one task", task_show, (TASK_ID,)),
 )
-QUOTA_SHOW = Command("show", "limit, spend and what is left",
-                     lambda ctx, _args: _quota_out(ctx, ctx.engine.tasks.quota_status()))
-COMMANDS = (
+TOP_LEVEL = (
+    Group("settings", "auto-memory settings", SETTINGS_COMMANDS),
+    Group("task", "tasks, follow-ups and per-task flags", TASK_COMMANDS),
+    Group("quota", "your monthly quota", (
+        Command("set", "set the monthly limit", quota_set, (
+            arg("--limit", type=_usd, metavar="USD", help="the monthly limit in US dollars"),
+            arg("--unlimited", action="store_true", help="no monthly limit")), exclusive=True),
+        Command("show", "limit, spend and what is left",
+                lambda ctx, _args: _quota_out(ctx, ctx.engine.tasks.quota_status())))),
     Command("run", "one extraction round for your tasks", run, (
         arg("--force", action="store_true", help="skip the idle and shape gates"),
         arg("--backfill", action="store_true",
@@ -271,16 +269,3 @@ COMMANDS = (
                      help="perform the injection (audited, usage counts bumped)"))),
 )
 
-
-def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
-    """Add the auto-memory commands."""
-    add_group(sub, common, "settings", "auto-memory settings", SETTINGS_COMMANDS)
-    add_group(sub, common, "task", "tasks, follow-ups and per-task flags", TASK_COMMANDS)
-    quota = add_group(sub, common, "quota", "your monthly quota", ())
-    p = quota.add_parser("set", help="set the monthly limit", parents=[common])
-    group = p.add_mutually_exclusive_group()
-    group.add_argument("--limit", type=_usd, metavar="USD", help="the monthly limit in US dollars")
-    group.add_argument("--unlimited", action="store_true", help="no monthly limit")
-    p.set_defaults(handler=quota_set)
-    add_commands(quota, common, (QUOTA_SHOW,))
-    add_commands(sub, common, COMMANDS)

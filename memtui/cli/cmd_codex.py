@@ -11,7 +11,8 @@ from pathlib import Path
 from typing import Any
 
 from rich import box
-from rich.console import Group, RenderableType
+from rich.console import Group as RichGroup
+from rich.console import RenderableType
 from rich.table import Table
 from rich.text import Text
 
@@ -19,7 +20,7 @@ from memtui.cli import render
 from memtui.cli.cmd_agent_stores import LIMIT, agent_home
 from memtui.cli.common import (
     Command,
-    add_group,
+    Group,
     arg,
     home_arg,
     limit_arg,
@@ -48,19 +49,6 @@ from memtui.textsafe import one_line
 PREVIEW_CHARS = 70
 WRITE_HINT = "add --write to do it"
 MAX_WAIT_SECONDS = 600.0
-
-
-def show_json(codex: CodexHome, threads: Sequence[CodexThread]) -> dict[str, Any]:
-    """The ``codex show --json`` object: everything read, plus ``threads`` and a ``summary``
-    that always has ``present`` and ``valid_v1``."""
-    data = codex.to_json()
-    summary = codex.summary.to_json() if codex.summary else {
-        "valid_v1": False, "sections": [], "topics": [], "older_topics": []}
-    data["summary"] = {"present": codex.summary is not None, **summary}
-    data["threads"] = [thread.to_json() for thread in threads]
-    data["consolidation_stuck"] = consolidation_stuck(codex)
-    data["config_reasons"] = config_reasons(codex.config)
-    return data
 
 
 def consolidation_stuck(codex: CodexHome) -> bool | None:
@@ -142,10 +130,10 @@ def _notes_table(notes: Sequence[Note]) -> Table:
     return table
 
 
-def job_lines(job: Job) -> tuple[str, str]:
-    """A job in words: (``<key>  <kind> <status> · <retries>``, lease / retry / error)."""
+def _job_line(job: Job) -> Text:
+    """``- <key>  <kind> <status> · <retries>``, then its lease, retry and error (dim)."""
     key = "" if job.is_consolidation else f"{job.job_key}  "
-    status = f"{key}{job.kind_word} {job.status}{job.state_words}"
+    line = Text(f"- {one_line(f'{key}{job.kind_word} {job.status}{job.state_words}')}")
     notes = []
     if job.lease_until and job.status == "running":
         notes.append(f"lease until {render.short_time(job.lease_until)}")
@@ -153,14 +141,8 @@ def job_lines(job: Job) -> tuple[str, str]:
         notes.append(f"retry at {render.short_time(job.retry_at)}")
     if job.last_error:
         notes.append(f"error: {reason_words(job.last_error)}")
-    return status, "; ".join(notes)
-
-
-def _job_line(job: Job) -> Text:
-    status, notes = job_lines(job)
-    line = Text(f"- {one_line(status)}")
     if notes:
-        line.append(f"\n    {one_line(notes, 2 * PREVIEW_CHARS)}", style="dim")
+        line.append(f"\n    {one_line('; '.join(notes), 2 * PREVIEW_CHARS)}", style="dim")
     return line
 
 
@@ -178,8 +160,14 @@ def show(ctx: CliContext, args: argparse.Namespace) -> int:
     home = agent_home(args, AGENT_CODEX)
     codex = ctx.engine.codex.browse(home, db_busy_timeout_s=args.wait)
     threads = codex_threads(codex)
-    if ctx.json:
-        return ctx.answer(show_json(codex, threads))
+    if ctx.json:  # everything read; a summary always has ``present`` and ``valid_v1``
+        summary = codex.summary.to_json() if codex.summary else {
+            "valid_v1": False, "sections": [], "topics": [], "older_topics": []}
+        return ctx.answer(codex.to_json() | {
+            "summary": {"present": codex.summary is not None, **summary},
+            "threads": [thread.to_json() for thread in threads],
+            "consolidation_stuck": consolidation_stuck(codex),
+            "config_reasons": config_reasons(codex.config)})
     limit = args.limit
     ctx.say(f"Codex home {home}", style="bold")
     ctx.console.print(layout_line(codex))
@@ -192,7 +180,7 @@ def show(ctx: CliContext, args: argparse.Namespace) -> int:
     _section(ctx, f"Ad-hoc notes ({len(codex.notes)})", codex.notes, limit, "notes",
              _notes_table)
     _section(ctx, f"Job queue ({len(codex.jobs)})", codex.jobs, limit, "jobs",
-             lambda shown: Group(*map(_job_line, shown)))
+             lambda shown: RichGroup(*map(_job_line, shown)))
     ctx.say("Why is consolidation stuck?", style="bold")
     for reason in codex.diagnosis:
         ctx.say(f"- {one_line(reason)}")
@@ -236,9 +224,13 @@ def note(ctx: CliContext, args: argparse.Namespace) -> int:
                       f"wrote note {one_line(str(path))}")
 
 
+def _removed(result: ForgetResult, last: str = ",") -> str:
+    return (f"{result.stage1_rows} stage-1 row(s), {result.job_rows} stage-1 job(s){last} "
+            f"{len(result.summary_files)} rollout summary file(s)")
+
+
 def _plan_words(result: ForgetResult) -> str:
-    words = (f"{result.stage1_rows} stage-1 row(s), {result.job_rows} stage-1 job(s) and "
-             f"{len(result.summary_files)} rollout summary file(s)")
+    words = _removed(result, " and")
     if result.thread_found:
         words += ", mark the thread polluted"
     if result.consolidation_enqueued:
@@ -269,9 +261,7 @@ def forget(ctx: CliContext, args: argparse.Namespace) -> int:
     _check_found(result, home, args.thread_id)
     if ctx.json:
         return ctx.answer(result.to_json())
-    removed = (f"{result.stage1_rows} stage-1 row(s), {result.job_rows} stage-1 job(s), "
-               f"{len(result.summary_files)} rollout summary file(s)")
-    ctx.say(f"forgot thread {args.thread_id}: removed {removed}")
+    ctx.say(f"forgot thread {args.thread_id}: removed {_removed(result)}")
     if result.marked_polluted or result.thread_found:
         ctx.say("marked polluted: Codex will not extract this thread again")
     if result.consolidation_enqueued:
@@ -310,7 +300,7 @@ WAIT = arg("--wait", type=number_type(float, "a number of seconds",
            help="how long to wait for Codex's database while a running Codex holds it locked")
 
 
-COMMANDS = (
+CODEX_COMMANDS = (
     Command("show", "everything in the Codex home (read-only)", show,
             (LIMIT, WAIT)),
     Command("import", "stage-1 outputs and notes become memories", import_memories,
@@ -335,7 +325,5 @@ COMMANDS = (
 )
 
 
-def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
-    """Add ``memtui codex ...``."""
-    add_group(sub, common, "codex", "browse, import, curate and export a Codex home", COMMANDS,
-              home_arg("codex"))
+TOP_LEVEL = (Group("codex", "browse, import, curate and export a Codex home", CODEX_COMMANDS,
+                   (home_arg("codex"),)),)

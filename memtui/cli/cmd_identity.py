@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 from rich.table import Table
 
 from memtui.cli import render
-from memtui.cli.common import Command, Handler, add_commands, add_group, arg, limit_arg, list_out
+from memtui.cli.common import Command, Group, Handler, arg, limit_arg, list_out
 from memtui.cli.context import CliContext
 from memtui.engine.staleness import StaleMemory
 from memtui.engine.validation import echo, parse_preferences
@@ -273,9 +273,6 @@ COMMANDS = (
 )
 
 
-def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
-    """Add the identity commands."""
-    add_group(sub, common, "project", "projects and members", PROJECT_COMMANDS)
-    add_group(sub, common, "profile", "your profile", PROFILE_COMMANDS)
-    add_group(sub, common, "memory", "identity memories", MEMORY_COMMANDS)
-    add_commands(sub, common, COMMANDS)
+TOP_LEVEL = (Group("project", "projects and members", PROJECT_COMMANDS),
+             Group("profile", "your profile", PROFILE_COMMANDS),
+             Group("memory", "identity memories", MEMORY_COMMANDS), *COMMANDS)

@@ -19,7 +19,7 @@ from rich.table import Table
 from rich.text import Text
 
 from memtui.cli import render
-from memtui.cli.common import Arg, Command, add_group, arg
+from memtui.cli.common import Arg, Command, Group, arg
 from memtui.cli.context import CliContext
 from memtui.engine.agents.plans import diff_body
 from memtui.engine.agents.write_gate import AGENT as GATE_SOURCE
@@ -56,10 +56,6 @@ def _is_write(item_id: str) -> bool:
 
 def _writes(ctx: CliContext, source: str | None) -> list[HeldWrite]:
     return ctx.engine.gate.items() if source in (None, GATE_SOURCE) else []
-
-
-def _memories(ctx: CliContext, source: str | None) -> list[InboxItem]:
-    return [] if source == GATE_SOURCE else ctx.engine.review.items(source)
 
 
 def _problem(held: HeldWrite) -> str | None:
@@ -125,7 +121,7 @@ def _memory_line(item: InboxItem) -> Text:
 def inbox_list(ctx: CliContext, args: argparse.Namespace) -> int:
     """``inbox list [--source SRC]``: pending memories, then held writes, oldest first, one
     line each (``inbox show`` prints the whole text or diff)."""
-    items = _memories(ctx, args.source)
+    items = [] if args.source == GATE_SOURCE else ctx.engine.review.items(args.source)
     writes = _writes(ctx, args.source)
     if ctx.json:
         rows = [item.to_json() for item in items] + [held.to_json() for held in writes]
@@ -320,7 +316,4 @@ COMMANDS = (
 )
 
 
-def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
-    """Add the inbox commands."""
-    add_group(sub, common, "inbox", "the review inbox: approve or reject what agents wrote",
-              COMMANDS)
+TOP_LEVEL = (Group("inbox", "the review inbox: approve or reject what agents wrote", COMMANDS),)

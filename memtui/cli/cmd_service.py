@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from memtui.cli.common import Command, add_commands, arg, number_type
+from memtui.cli.common import Command, arg, number_type
 from memtui.cli.context import CliContext
 from memtui.errors import InvalidInput
 from memtui.service.client import CLIENT_TIMEOUT_S
@@ -47,7 +47,7 @@ def call(ctx: CliContext, args: argparse.Namespace) -> int:
     return code
 
 
-COMMANDS = (
+TOP_LEVEL = (
     Command("serve", "run the local memory service on a unix socket (JSON Lines; "
             "docs/service.md)", serve, (
                 arg("--socket", metavar="PATH", default=None,
@@ -69,8 +69,3 @@ COMMANDS = (
         arg("--timeout", metavar="S", type=_seconds, default=CLIENT_TIMEOUT_S,
             help=f"seconds to wait for the answer (default {CLIENT_TIMEOUT_S:g})"))),
 )
-
-
-def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
-    """Add ``serve`` and ``call``."""
-    add_commands(sub, common, COMMANDS)

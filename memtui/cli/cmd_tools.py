@@ -9,7 +9,7 @@ from pathlib import Path
 
 from rich.text import Text
 
-from memtui.cli.common import Command, add_commands, add_group, arg
+from memtui.cli.common import Command, Group, arg
 from memtui.cli.context import CliContext
 from memtui.cli.render import byte_size
 from memtui.engine.maintenance import DoctorReport
@@ -159,7 +159,7 @@ def store_copy_command(ctx: CliContext, args: argparse.Namespace) -> int:
     return 0
 
 
-COMMANDS = (
+TOP_LEVEL = (
     Command("redact", "redact secrets from stdin to stdout", redact_command, (
         arg("--jsonl", action="store_true",
             help='one {"text"} object a line in; out the same object with "text" and '
@@ -183,19 +183,12 @@ COMMANDS = (
         arg("--jsonl", required=True, metavar="FILE", help="the backup to read (- for stdin)"),
         arg("--merge", action="store_true",
             help="add to a store that already has data, skipping what exists"))),
+    Group("store", "whole stores: copy one into another", (Command(
+        "copy", "copy a whole store into an empty one (SQLite paths or postgresql:// URLs, "
+        "either way), checked by comparing exports", store_copy_command, (
+            arg("--from", dest="source", required=True, metavar="SRC",
+                help="the store to copy: a path or a postgresql:// URL (read, never changed)"),
+            arg("--to", dest="destination", required=True, metavar="DST",
+                help="an empty store: a new file, an empty memtui file, or an empty "
+                     "PostgreSQL database"))),)),
 )
-STORE_COMMANDS = (
-    Command("copy", "copy a whole store into an empty one (SQLite paths or postgresql:// "
-            "URLs, either way), checked by comparing exports", store_copy_command, (
-                arg("--from", dest="source", required=True, metavar="SRC",
-                    help="the store to copy: a path or a postgresql:// URL (read, never changed)"),
-                arg("--to", dest="destination", required=True, metavar="DST",
-                    help="an empty store: a new file, an empty memtui file, or an empty "
-                         "PostgreSQL database"))),
-)
-
-
-def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
-    """Add the tool commands."""
-    add_commands(sub, common, COMMANDS)
-    add_group(sub, common, "store", "whole stores: copy one into another", STORE_COMMANDS)

@@ -79,27 +79,49 @@ Handler = Callable[[CliContext, argparse.Namespace], int]
 
 @dataclass(frozen=True)
 class Command:
-    """One subcommand: its name, its help line, what runs it and its arguments in order."""
+    """One subcommand: its name, its help line, what runs it and its arguments in order
+    (``exclusive``: at most one of them may be given)."""
 
     name: str
     help: str
     handler: Handler
     args: tuple[Arg, ...] = ()
+    exclusive: bool = False
 
 
-def add_args(parser: argparse.ArgumentParser, *args: Arg) -> None:
+@dataclass(frozen=True)
+class Group:
+    """``memtui <name> ACTION``: a command whose actions are ``commands``; it and each of
+    them take ``every`` too."""
+
+    name: str
+    help: str
+    commands: tuple[Command | Group, ...]
+    every: tuple[Arg, ...] = ()
+
+
+def add_args(parser: argparse.ArgumentParser | argparse._MutuallyExclusiveGroup,
+             *args: Arg) -> None:
     """Add ``args`` to ``parser``, in order."""
     for names, options in args:
         parser.add_argument(*names, **options)
 
 
 def add_commands(sub: argparse._SubParsersAction, common: argparse.ArgumentParser,
-                 commands: Iterable[Command], *every: Arg) -> None:
-    """Add each command to ``sub`` (with ``common``'s options): its own arguments, then
-    ``every`` (what all of them take, such as an agent's home)."""
+                 commands: Iterable[Command | Group], *every: Arg) -> None:
+    """Add each command and group to ``sub`` (with ``common``'s options): a command's own
+    arguments, then ``every`` (what all of them take, such as an agent's home)."""
     for command in commands:
         parser = sub.add_parser(command.name, help=command.help, parents=[common])
-        add_args(parser, *command.args, *every)
+        if isinstance(command, Group):
+            add_args(parser, *command.every)
+            add_commands(parser.add_subparsers(dest=f"{command.name}_command", metavar="ACTION",
+                                               required=True),
+                         common, command.commands, *command.every)
+            continue
+        add_args(parser.add_mutually_exclusive_group() if command.exclusive else parser,
+                 *command.args)
+        add_args(parser, *every)
         parser.set_defaults(handler=command.handler)
 
 
@@ -133,17 +155,6 @@ def print_problems(ctx: CliContext, problems: Sequence[object], limit: int) -> N
                          style="bold"), problems,
                lambda problem: Text(f"- {one_line(str(problem), 300)}", style="yellow"),
                limit, "problems")
-
-
-def add_group(sub: argparse._SubParsersAction, common: argparse.ArgumentParser, name: str,
-              help: str, commands: Iterable[Command], *every: Arg) -> argparse._SubParsersAction:
-    """``memtui <name> ACTION``: a command whose actions are ``commands``; it and each of
-    them take ``every`` too. Returns its actions (to add more)."""
-    group = sub.add_parser(name, help=help, parents=[common])
-    add_args(group, *every)
-    actions = group.add_subparsers(dest=f"{name}_command", metavar="ACTION", required=True)
-    add_commands(actions, common, commands, *every)
-    return actions
 
 
 def list_out(ctx: CliContext, items: Sequence[Any], table: Table, empty: str,

@@ -103,9 +103,7 @@ class CliContext:
 
     def store_failure(self, error: BaseException) -> MemtuiError | None:
         """The one-line error for a database driver's error (None: not one)."""
-        if self._store is None:
-            return None
-        return self._store.failure(error)
+        return None if self._store is None else self._store.failure(error)
 
     def close(self) -> None:
         """Close the store if it was opened."""

@@ -33,8 +33,8 @@ COMMANDS_BY_MODULE: dict[str, tuple[str, ...]] = {
     "memtui.cli.cmd_service": ("serve", "call"),
     "memtui.cli.cmd_agents": ("mcp", "hooks", "hook"),
 }
-"""Each module has ``register(subparsers, common)`` adding these top-level commands, in the
-order ``memtui --help`` lists them (a test checks the table against what each one adds)."""
+"""Each module's ``TOP_LEVEL`` table holds these top-level commands, in the order ``memtui
+--help`` lists them (a test checks this table against those)."""
 MODULE_OF_COMMAND = {command: module for module, commands in COMMANDS_BY_MODULE.items()
                      for command in commands}
 
@@ -105,13 +105,15 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     """The command-line parser: every command, or only the commands of the module that adds
     ``command`` (a line of that command parses the same with either; the smaller one is
     built much faster)."""
+    from memtui.cli.common import add_commands
+
     modules = ((MODULE_OF_COMMAND[command],) if command in MODULE_OF_COMMAND
                else tuple(COMMANDS_BY_MODULE))
     common = common_options()
     parser = _app_parser(common)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_parser_class())
     for name in modules:
-        importlib.import_module(name).register(sub, common)
+        add_commands(sub, common, importlib.import_module(name).TOP_LEVEL)
     return parser
 
 

@@ -34,9 +34,7 @@ def byte_size(count: int, small: str = "bytes", units: Sequence[str] = SIZE_UNIT
 
 def short_time(stamp: str | None) -> str:
     """A stored time as ``YYYY-MM-DD HH:MM`` for tables."""
-    if not stamp:
-        return "—"
-    return stamp[:16].replace("T", " ")
+    return stamp[:16].replace("T", " ") if stamp else "—"
 
 
 def add_id_column(table: Table, header: str, ids: Iterable[str | None]) -> None:

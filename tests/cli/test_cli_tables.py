@@ -89,3 +89,31 @@ def test_byte_sizes_read_the_same_in_doctor_and_in_the_agents_table(
     from memtui.cli.render import byte_size
 
     assert (byte_size(count), human_size(count)) == (doctor, agents)
+
+
+def test_codex_job_lines_say_lease_retry_and_error() -> None:
+    """``codex show``'s job queue: a job's key, kind and status, then (dim) its lease, retry
+    and last error; the global job without its key."""
+    from memtui.cli.cmd_codex import _job_line
+    from memtui.engine.codex.models import Job
+
+    def job(kind: str, key: str, status: str, **fields: Any) -> Job:
+        values: dict[str, Any] = dict.fromkeys(
+            ("worker_id", "ownership_token", "started_at", "finished_at", "lease_until",
+             "retry_at", "retry_remaining", "last_error", "input_watermark",
+             "last_success_watermark"))
+        return Job(kind, key, status, **(values | fields))
+
+    running = _job_line(job("memory_stage1", "0199-a", "running", retry_remaining=3,
+                            lease_until="2026-12-01T10:00:00Z", is_stage1=True))
+    assert running.plain == ("- 0199-a  stage-1 running · 3 retries left\n"
+                             "    lease until 2026-12-01 10:00")
+    assert [span.style for span in running.spans] == ["dim"]
+    failed = _job_line(job("memory_stage1", "0199-b", "error", retry_remaining=2,
+                           retry_at="2026-12-02T08:30:00Z", retry_pending=True,
+                           last_error="stream disconnected " * 10, is_stage1=True))
+    assert failed.plain.startswith("- 0199-b  stage-1 error · 2 retries left\n    retry at "
+                                   "2026-12-02 08:30; error: stream disconnected")
+    assert failed.plain.endswith("strea…")
+    done = _job_line(job("memory_consolidate_global", "global", "done", is_consolidation=True))
+    assert done.plain == "- global done" and not done.spans
