@@ -106,19 +106,17 @@ def _clear_stale_socket(path: Path) -> None:
         return
     if not stat.S_ISSOCK(info.st_mode):
         raise ServiceError(f"{path} exists and is not a socket; not replacing it")
-    probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    probe.settimeout(PROBE_TIMEOUT_S)
-    try:
-        probe.connect(str(path))
-    except (ConnectionRefusedError, FileNotFoundError):
-        with contextlib.suppress(FileNotFoundError):
-            path.unlink()
-        log.info("removed a stale socket left by an earlier run: %s", path)
-        return
-    except OSError as error:
-        raise ServiceError(f"cannot check the existing socket {path} ({error})") from None
-    finally:
-        probe.close()
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as probe:
+        probe.settimeout(PROBE_TIMEOUT_S)
+        try:
+            probe.connect(str(path))
+        except (ConnectionRefusedError, FileNotFoundError):
+            with contextlib.suppress(FileNotFoundError):
+                path.unlink()
+            log.info("removed a stale socket left by an earlier run: %s", path)
+            return
+        except OSError as error:
+            raise ServiceError(f"cannot check the existing socket {path} ({error})") from None
     raise ServiceError(f"a memtui service is already running at {path}")
 
 
@@ -178,7 +176,13 @@ class MemoryService:
             self._pool = ThreadPoolExecutor(max_workers=self.max_clients,
                                             thread_name_prefix="memtui-service")
             if self.worker_enabled:
-                self._start_worker(store)
+                from memtui.engine.worker import DEFAULT_INTERVAL_S, BackgroundLoop
+
+                interval = DEFAULT_INTERVAL_S if self.interval_s is None else self.interval_s
+                self._loop = BackgroundLoop(store, self.actor, interval,
+                                            on_event=self._worker_event,
+                                            codex_home=self.codex_home)
+                self._loop.start()
         except BaseException:
             self._cleanup()
             raise
@@ -205,14 +209,6 @@ class MemoryService:
         listener.listen(LISTEN_BACKLOG)
         listener.setblocking(False)
         self._listener = listener
-
-    def _start_worker(self, store: StoreBackend) -> None:
-        from memtui.engine.worker import DEFAULT_INTERVAL_S, BackgroundLoop
-
-        interval = self.interval_s if self.interval_s is not None else DEFAULT_INTERVAL_S
-        self._loop = BackgroundLoop(store, self.actor, interval, on_event=self._worker_event,
-                                    codex_home=self.codex_home)
-        self._loop.start()
 
     def _worker_event(self, event: Any) -> None:
         if event.kind == "error":
@@ -391,7 +387,11 @@ class MemoryService:
         self._store = None
 
     def run(self) -> int:
-        """Serve in this (main) thread until SIGTERM/SIGINT; returns the exit status."""
+        """Serve in this (main) thread until SIGTERM/SIGINT (``memtui serve``), logging to
+        stderr; returns the exit status."""
+        if not logging.getLogger().handlers:
+            logging.basicConfig(stream=sys.stderr, level=logging.INFO,
+                                format="memtui serve: %(message)s")
         self.start()
 
         def on_signal(signum: int, _frame: FrameType | None) -> None:
@@ -468,16 +468,3 @@ def _drain(conn: socket.socket) -> None:
                 break
             drained += len(chunk)
 
-
-def serve(store_path: str | os.PathLike[str], actor: str,
-          socket_path: str | os.PathLike[str] | None = None, *, worker: bool = False,
-          interval_s: float | None = None, create_folder: bool = False,
-          codex_home: str | os.PathLike[str] | None = None) -> int:
-    """Run a service until SIGTERM/SIGINT (``memtui serve``), logging to stderr."""
-    if not logging.getLogger().handlers:
-        logging.basicConfig(stream=sys.stderr, level=logging.INFO,
-                            format="memtui serve: %(message)s")
-    service = MemoryService(store_path, actor, socket_path, worker=worker,
-                            interval_s=interval_s, create_folder=create_folder,
-                            codex_home=codex_home)
-    return service.run()
