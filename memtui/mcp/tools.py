@@ -88,18 +88,15 @@ _GOT_WORDS = {"boolean": "a boolean", "integer": "a number", "number": "a number
 def check_arguments(tool: Tool, arguments: dict[str, Any] | None) -> dict[str, Any]:
     """The arguments if they fit the tool's schema (required, types, no unknown names);
     InvalidInput with one line naming the first problem otherwise."""
-    args = dict(arguments or {})
     properties: dict[str, dict[str, Any]] = tool.schema["properties"]
-    if unknown := sorted(set(args) - set(properties)):
+    if unknown := sorted(set(arguments or {}) - set(properties)):
         raise InvalidInput(f"unknown argument {unknown[0]!r} for {tool.name}: it takes "
                            f"{', '.join(properties)}")
+    args = {name: value for name, value in (arguments or {}).items() if value is not None}
     for name in tool.schema.get("required", []):
-        if args.get(name) is None:
+        if name not in args:
             raise InvalidInput(f"{tool.name} needs the argument {name!r}")
-    for name, value in list(args.items()):
-        if value is None:
-            del args[name]
-            continue
+    for name, value in args.items():
         spec = properties[name]
         kind = spec["type"]
         if (got := json_type(value)) != kind:
@@ -307,13 +304,12 @@ def _markdown(title: str, memories: list[Memory], total: int) -> str:
 
 def list_resources(session: McpSession) -> list[tuple[str, str, str]]:
     """(uri, name, description) of the user's resource and one per readable project."""
-    out = [(USER_URI, "User memories",
-            f"{session.user}'s active user-level memories, as Markdown")]
     projects = session.engine().identity.list_projects()[:MAX_LISTED_PROJECTS]
-    for project, _role in projects:
-        out.append((PROJECT_URI_PREFIX + project.id, f"Project memories: {project.name}",
-                    f"The active memories of project {project.id}, as Markdown"))
-    return out
+    return [(USER_URI, "User memories",
+             f"{session.user}'s active user-level memories, as Markdown"),
+            *((PROJECT_URI_PREFIX + project.id, f"Project memories: {project.name}",
+               f"The active memories of project {project.id}, as Markdown")
+              for project, _role in projects)]
 
 
 def read_resource(session: McpSession, uri: str) -> str:

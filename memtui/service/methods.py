@@ -67,24 +67,22 @@ class Method:
     params: dict[str, Param]
 
 
-def check_params(method: Method, params: dict[str, Any], request_id: Any = None) -> None:
+def check_params(method: Method, params: dict[str, Any]) -> None:
     """Refuse unknown parameters, missing required ones and wrong JSON types
     (``invalid_params``)."""
     for name in params:
         if name not in method.params:
             known = ", ".join(method.params) or "none"
             raise ProtocolError(INVALID_PARAMS, f"{method.name}: unknown parameter "
-                                f"{echo(name, 40)} (accepted: {known})", request_id)
+                                f"{echo(name, 40)} (accepted: {known})")
     for name, spec in method.params.items():
         if name not in params:
             if spec.required:
                 raise ProtocolError(INVALID_PARAMS, f"{method.name}: missing parameter "
-                                    f"{name!r}", request_id)
-            continue
-        if not _matches(params[name], spec.types):
+                                    f"{name!r}")
+        elif not _matches(params[name], spec.types):
             raise ProtocolError(INVALID_PARAMS, f"{method.name}: {name} must be "
-                                f"{' or '.join(spec.types)}, not {json_type(params[name])}",
-                                request_id)
+                                f"{' or '.join(spec.types)}, not {json_type(params[name])}")
 
 
 def _opt(params: dict[str, Any], name: str, default: Any = None) -> Any:
@@ -186,12 +184,11 @@ METHODS: dict[str, Method] = {method.name: method for method in (
 """Every method of the local service."""
 
 
-def dispatch(ctx: ServiceContext, method_name: str, params: dict[str, Any],
-             request_id: Any = None) -> Any:
+def dispatch(ctx: ServiceContext, method_name: str, params: dict[str, Any]) -> Any:
     """Check params against the method's table entry and run it. Raises ``ProtocolError``
     (``unknown_method``, ``invalid_params``) or the engine's ``MemtuiError``."""
     if (method := METHODS.get(method_name)) is None:
         raise ProtocolError(UNKNOWN_METHOD, f"unknown method {echo(method_name)} (known: "
-                                            f"{', '.join(METHODS)})", request_id)
-    check_params(method, params, request_id)
+                                            f"{', '.join(METHODS)})")
+    check_params(method, params)
     return method.handler(ctx, params)

@@ -131,9 +131,11 @@ class MemoryService:
                  max_clients: int = MAX_CLIENTS, store: StoreBackend | None = None,
                  create_folder: bool = False,
                  codex_home: str | os.PathLike[str] | None = None) -> None:
-        if store is None and store_path is None:
-            raise ValueError("give a store path or an open store")
-        self.store_path = str(store_path) if store_path is not None else store.location  # type: ignore[union-attr]
+        if store_path is None:
+            if store is None:
+                raise ValueError("give a store path or an open store")
+            store_path = store.location
+        self.store_path = str(store_path)
         self.actor = actor
         self.socket_path = Path(socket_path).expanduser() if socket_path else default_socket_path()
         self.worker_enabled = worker
@@ -429,8 +431,8 @@ class MemoryService:
         try:
             request = parse_request(raw)
             request_id = request.id
-            result = dispatch(self._context, request.method, request.params, request_id)
-            return ok_response(request_id, result)
+            return ok_response(request_id, dispatch(self._context, request.method,
+                                                    request.params))
         except Exception as error:
             if isinstance(error, ProtocolError) and error.request_id is not None:
                 request_id = error.request_id
