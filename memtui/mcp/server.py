@@ -60,10 +60,8 @@ class McpServer:
 
     def __init__(self, db_path: str | os.PathLike[str], create_folder: bool, user: str,
                  cwd: str) -> None:
-        self.db_path = db_path
-        self.create_folder = create_folder
-        self.user = user
-        self.cwd = cwd
+        self._new_session = lambda: McpSession(
+            open_store(db_path, create_folder=create_folder), user, cwd)
         self.session: McpSession | None = None
         self._roots: tuple[str, ...] | None = None
         self._roots_read = False
@@ -81,8 +79,7 @@ class McpServer:
 
     def _mcp_session(self, client: str | None) -> McpSession:
         if self.session is None:  # a store that cannot be opened fails this call only
-            store = open_store(self.db_path, create_folder=self.create_folder)
-            self.session = McpSession(store, self.user, self.cwd)
+            self.session = self._new_session()
         if client:
             self.session.client = client
         if self._roots_read:

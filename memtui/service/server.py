@@ -260,10 +260,8 @@ class MemoryService:
 
     def _select_timeout(self) -> float | None:
         """Until the nearest read deadline (None: nothing is being read)."""
-        if not self._reading:
-            return None
-        nearest = min(reading.deadline for reading in self._reading.values())
-        return max(0.0, nearest - time.monotonic())
+        deadlines = [reading.deadline for reading in self._reading.values()]
+        return max(0.0, min(deadlines) - time.monotonic()) if deadlines else None
 
     def _stop_listening(self, selector: selectors.BaseSelector | None = None) -> None:
         """Close the listening socket; remove the socket file if it is still the one bound."""
@@ -315,14 +313,13 @@ class MemoryService:
             reading.conn.close()
             return
         try:
-            raw = reading.buffer.feed(chunk) if chunk else reading.buffer.end()
+            if (raw := reading.buffer.feed(chunk) if chunk else reading.buffer.end()) is None:
+                return
+            data, request = raw, True
         except ProtocolError as error:
-            self._forget_reading(selector, reading)
-            self._submit(reading.conn, error_response(None, error.code, error.message))
-            return
-        if raw is not None:
-            self._forget_reading(selector, reading)
-            self._submit(reading.conn, raw, request=True)
+            data, request = error_response(None, error.code, error.message), False
+        self._forget_reading(selector, reading)
+        self._submit(reading.conn, data, request)
 
     def _expire(self, selector: selectors.BaseSelector) -> None:
         """Answer and drop the connections past their deadline (without blocking)."""
