@@ -137,49 +137,47 @@ def _consolidation_record(ctx: ServiceContext, params: dict[str, Any]) -> dict[s
     return {"id": record.id, "kind": record.kind, "outcome": record.outcome, "at": record.at}
 
 
-_S, _OS = (STRING,), (STRING, NULL)
+_STR, _OPT_STR = Param((STRING,), True), Param((STRING, NULL))
+_OPT_INT, _OPT_BOOL = Param((INTEGER, NULL)), Param((BOOLEAN, NULL))
 METHODS: dict[str, Method] = {method.name: method for method in (
     Method("health", _health, {}),
     Method("task.complete", _task_complete, {
-        "project": Param(_S, True), "goal": Param(_OS), "prompt": Param(_OS),
-        "result": Param(_S, True), "started_at": Param(_S, True),
-        "finished_at": Param(_S, True), "cost_usd": Param((NUMBER, NULL)),
-        "parent": Param(_OS), "continuation": Param((BOOLEAN, NULL)),
-        "external_context": Param((BOOLEAN, NULL)), "followups": Param((ARRAY, NULL)),
-        "task_ref": Param(_OS)}),
+        "project": _STR, "goal": _OPT_STR, "prompt": _OPT_STR, "result": _STR,
+        "started_at": _STR, "finished_at": _STR, "cost_usd": Param((NUMBER, NULL)),
+        "parent": _OPT_STR, "continuation": _OPT_BOOL, "external_context": _OPT_BOOL,
+        "followups": Param((ARRAY, NULL)), "task_ref": _OPT_STR}),
     Method("task.list", lambda ctx, p: _listed(ctx.engine.tasks.list_tasks(
         p.get("project"), _opt(p, "limit", DEFAULT_TASK_LIST_LIMIT))),
-           {"project": Param(_OS), "limit": Param((INTEGER, NULL))}),
+           {"project": _OPT_STR, "limit": _OPT_INT}),
     Method("interaction.remember", lambda ctx, p: ctx.engine.recall.remember_interaction(
         p["interaction_id"], p["question"], p["answer"], project=p.get("project"),
-        source=p.get("source")).to_json(), {
-        "interaction_id": Param(_S, True), "question": Param(_S, True),
-        "answer": Param(_S, True), "project": Param(_OS), "source": Param(_OS)}),
+        source=p.get("source")).to_json(),
+           {"interaction_id": _STR, "question": _STR, "answer": _STR, "project": _OPT_STR,
+            "source": _OPT_STR}),
     Method("memory.recall", lambda ctx, p: ctx.engine.recall.recall(
         p["query"], _opt(p, "limit", DEFAULT_RECALL_LIMIT), p.get("project"),
-        for_agent=True).to_json(), {
-        "query": Param(_S, True), "limit": Param((INTEGER, NULL)), "project": Param(_OS)}),
+        for_agent=True).to_json(), {"query": _STR, "limit": _OPT_INT, "project": _OPT_STR}),
     Method("memory.add", lambda ctx, p: ctx.engine.identity.add_memory(
-        p["content"], _opt(p, "kind", "fact"), p.get("project"), source=SOURCE).to_json(), {
-        "content": Param(_S, True), "kind": Param(_OS), "project": Param(_OS)}),
+        p["content"], _opt(p, "kind", "fact"), p.get("project"), source=SOURCE).to_json(),
+           {"content": _STR, "kind": _OPT_STR, "project": _OPT_STR}),
     Method("memory.correct", lambda ctx, p: ctx.engine.identity.supersede(
-        p["id"], p["content"], p.get("kind"), source=SOURCE).to_json(), {
-        "id": Param(_S, True), "content": Param(_S, True), "kind": Param(_OS)}),
-    Method("context.prepare", _context_prepare, {
-        "project": Param(_S, True), "prompt": Param(_OS), "goal": Param(_OS)}),
+        p["id"], p["content"], p.get("kind"), source=SOURCE).to_json(),
+           {"id": _STR, "content": _STR, "kind": _OPT_STR}),
+    Method("context.prepare", _context_prepare,
+           {"project": _STR, "prompt": _OPT_STR, "goal": _OPT_STR}),
     Method("transition.assess", lambda ctx, p: ctx.engine.recall.transition_assess(
-        p.get("current_task"), p["request"]).to_json(), {
-        "current_task": Param((STRING, OBJECT, NULL)), "request": Param(_S, True)}),
-    Method("consolidation.record", _consolidation_record, {
-        "kind": Param(_S, True), "outcome": Param(_S, True), "detail": Param((OBJECT, NULL))}),
+        p.get("current_task"), p["request"]).to_json(),
+           {"current_task": Param((STRING, OBJECT, NULL)), "request": _STR}),
+    Method("consolidation.record", _consolidation_record,
+           {"kind": _STR, "outcome": _STR, "detail": Param((OBJECT, NULL))}),
     Method("bundle.list", lambda ctx, p: _listed(ctx.engine.recall.list_bundles(
-        p.get("project"))), {"project": Param(_OS)}),
+        p.get("project"))), {"project": _OPT_STR}),
     Method("bundle.get", lambda ctx, p: ctx.engine.recall.get_bundle(p["bundle"]).to_json(),
-           {"bundle": Param(_S, True)}),
+           {"bundle": _STR}),
     Method("bundle.document.put", lambda ctx, p: ctx.engine.recall.put_document(
-        p["bundle"], p["path"], p["content"], p["expected_revision"]).to_json(), {
-        "bundle": Param(_S, True), "path": Param(_S, True), "content": Param(_S, True),
-        "expected_revision": Param((INTEGER,), True)}),
+        p["bundle"], p["path"], p["content"], p["expected_revision"]).to_json(),
+           {"bundle": _STR, "path": _STR, "content": _STR,
+            "expected_revision": Param((INTEGER,), True)}),
 )}
 """Every method of the local service."""
 
