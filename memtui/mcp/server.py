@@ -83,7 +83,7 @@ class McpServer:
         if client:
             self.session.client = client
         if self._roots_read:
-            self.session.set_roots(self._roots)
+            self.session.roots = self._roots
         return self.session
 
     async def _read_roots(self, ctx: ServerRequestContext[Any]) -> None:

@@ -43,33 +43,26 @@ class McpSession:
     client: str | None = None
     roots: tuple[str, ...] | None = None
     """The folders of the client's MCP roots (None: it sent none; the working folder counts)."""
-    _project: str | None = None
-    _project_known: bool = field(default=False, repr=False)
+    _found: tuple[tuple[str, ...], str | None] | None = field(default=None, repr=False)
+    """The folders last looked up and the project they gave."""
 
     def engine(self) -> Engine:
         """The engine acting as the user, naming the client."""
         return Engine(self.store, self.user, f"mcp:{self.client}" if self.client else "mcp")
 
-    def set_roots(self, roots: tuple[str, ...] | None) -> None:
-        """The client's roots (again, after it said they changed): the project is looked up
-        anew."""
-        if roots != self.roots:
-            self.roots = roots
-            self._project_known = False
-
     def project(self, named: str | None) -> str | None:
         """The project a call is about: the one it names, else the one chosen
         (``IdentityApi.project_for_path``) for the first folder the agent works in (its roots,
-        else the working folder) that lies in one (looked up once)."""
+        else the working folder) that lies in one (looked up again when the roots change)."""
         if named is not None:
             return named
-        if not self._project_known:
+        folders = self.roots or (self.cwd,)
+        if self._found is None or self._found[0] != folders:
             identity = self.engine().identity
-            found = next((project for folder in self.roots or (self.cwd,)
+            found = next((project for folder in folders
                           if (project := identity.project_for_path(folder)) is not None), None)
-            self._project = found.id if found is not None else None
-            self._project_known = True
-        return self._project
+            self._found = (folders, found.id if found is not None else None)
+        return self._found[1]
 
     def need_project(self, named: str | None) -> str:
         """Like ``project`` but a project is required."""
