@@ -90,10 +90,8 @@ class McpServer:
         """Ask a client that has roots for them, once (again after it says they changed);
         a client without them, a refusal or no answer in ROOTS_TIMEOUT_S leaves the working
         folder as where the agent works."""
-        if self._roots_read:
-            return
-        self._roots_read = True
-        if not ctx.session.check_client_capability(
+        was_read, self._roots_read = self._roots_read, True
+        if was_read or not ctx.session.check_client_capability(
                 types.ClientCapabilities(roots=types.RootsCapability())):
             return
         try:

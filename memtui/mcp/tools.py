@@ -141,8 +141,7 @@ def memory_context(session: McpSession, args: dict[str, Any]) -> dict[str, Any]:
 
 def memory_add(session: McpSession, args: dict[str, Any]) -> dict[str, Any]:
     """One new memory."""
-    scope = args.get("scope")
-    named = args.get("project")
+    scope, named = args.get("scope"), args.get("project")
     if scope == "user":
         if named is not None:
             raise InvalidInput("a user-level memory belongs to no project: leave out project, "
@@ -319,7 +318,6 @@ def read_resource(session: McpSession, uri: str) -> str:
     else:
         raise NotFound(f"no resource {one_line(uri)[:120]!r}: use {USER_URI} or "
                        f"{PROJECT_URI_TEMPLATE}")
-    flt = identity.memory_filter(project)
     memories = identity.list_memories(project, limit=MAX_RESOURCE_MEMORIES)
-    total = identity.count_memories_at_most(flt, MAX_RESOURCE_MEMORIES * 10)
-    return _markdown(title, memories, total)
+    return _markdown(title, memories, identity.count_memories_at_most(
+        identity.memory_filter(project), MAX_RESOURCE_MEMORIES * 10))

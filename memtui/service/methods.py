@@ -23,6 +23,7 @@ from memtui.engine.validation import (
     echo,
     json_type,
 )
+from memtui.jsonable import JsonMixin
 from memtui.service.protocol import INVALID_PARAMS, UNKNOWN_METHOD, ProtocolError
 
 SOURCE = "service"
@@ -72,9 +73,8 @@ def check_params(method: Method, params: dict[str, Any]) -> None:
     (``invalid_params``)."""
     for name in params:
         if name not in method.params:
-            known = ", ".join(method.params) or "none"
-            raise ProtocolError(INVALID_PARAMS, f"{method.name}: unknown parameter "
-                                f"{echo(name, 40)} (accepted: {known})")
+            raise ProtocolError(INVALID_PARAMS, f"{method.name}: unknown parameter {echo(name, 40)}"
+                                f" (accepted: {', '.join(method.params) or 'none'})")
     for name, spec in method.params.items():
         if name not in params:
             if spec.required:
@@ -124,17 +124,9 @@ def _listed(items: list[Any]) -> dict[str, Any]:
     return {"items": [item.to_json() for item in items], "count": len(items)}
 
 
-def _context_prepare(ctx: ServiceContext, params: dict[str, Any]) -> dict[str, Any]:
-    result = ctx.engine.injection.preview_for_project(
-        params["project"], prompt=_opt(params, "prompt", ""), goal=_opt(params, "goal", ""))
-    return {"injected": result.injected, "reason": result.reason, "prompt": result.prompt,
-            "goal": result.goal, "memory_ids": list(result.memory_ids)}
-
-
-def _consolidation_record(ctx: ServiceContext, params: dict[str, Any]) -> dict[str, Any]:
-    record = ctx.engine.recall.record_consolidation(params["kind"], params["outcome"],
-                                                     params.get("detail"))
-    return {"id": record.id, "kind": record.kind, "outcome": record.outcome, "at": record.at}
+def _json_without(value: JsonMixin, *names: str) -> dict[str, Any]:
+    """``value.to_json()`` without the named fields."""
+    return {key: item for key, item in value.to_json().items() if key not in names}
 
 
 _STR, _OPT_STR = Param((STRING,), True), Param((STRING, NULL))
@@ -163,13 +155,16 @@ METHODS: dict[str, Method] = {method.name: method for method in (
     Method("memory.correct", lambda ctx, p: ctx.engine.identity.supersede(
         p["id"], p["content"], p.get("kind"), source=SOURCE).to_json(),
            {"id": _STR, "content": _STR, "kind": _OPT_STR}),
-    Method("context.prepare", _context_prepare,
+    Method("context.prepare", lambda ctx, p: _json_without(
+        ctx.engine.injection.preview_for_project(p["project"], prompt=_opt(p, "prompt", ""),
+                                                 goal=_opt(p, "goal", "")), "task_id"),
            {"project": _STR, "prompt": _OPT_STR, "goal": _OPT_STR}),
     Method("transition.assess", lambda ctx, p: ctx.engine.recall.transition_assess(
         p.get("current_task"), p["request"]).to_json(),
            {"current_task": Param((STRING, OBJECT, NULL)), "request": _STR}),
-    Method("consolidation.record", _consolidation_record,
-           {"kind": _STR, "outcome": _STR, "detail": Param((OBJECT, NULL))}),
+    Method("consolidation.record", lambda ctx, p: _json_without(
+        ctx.engine.recall.record_consolidation(p["kind"], p["outcome"], p.get("detail")),
+        "user", "detail"), {"kind": _STR, "outcome": _STR, "detail": Param((OBJECT, NULL))}),
     Method("bundle.list", lambda ctx, p: _listed(ctx.engine.recall.list_bundles(
         p.get("project"))), {"project": _OPT_STR}),
     Method("bundle.get", lambda ctx, p: ctx.engine.recall.get_bundle(p["bundle"]).to_json(),

@@ -169,8 +169,7 @@ class MemoryService:
                                                 create_folder=self._create_folder)
         self._store = store
         try:
-            engine = Engine(store, self.actor)
-            self._context = ServiceContext(engine=engine, store_path=store.location,
+            self._context = ServiceContext(Engine(store, self.actor), store.location,
                                            worker_state=self._worker_state)
             self._bind()
             self._wake_r, self._wake_w = socket.socketpair()
@@ -291,8 +290,7 @@ class MemoryService:
             except OSError as error:
                 log.warning("accept failed: %s", error)
                 return
-            uid = peer_uid(conn)
-            if uid is not None and hasattr(os, "getuid") and uid != os.getuid():
+            if (uid := peer_uid(conn)) is not None and hasattr(os, "getuid") and uid != os.getuid():
                 log.warning("refused a connection from uid %s", uid)
                 self._submit(conn, error_response(
                     None, PERMISSION_DENIED, "this service serves only its own user"))
@@ -428,8 +426,7 @@ class MemoryService:
         try:
             request = parse_request(raw)
             request_id = request.id
-            return ok_response(request_id, dispatch(self._context, request.method,
-                                                    request.params))
+            return ok_response(request_id, dispatch(self._context, request.method, request.params))
         except Exception as error:
             if isinstance(error, ProtocolError) and error.request_id is not None:
                 request_id = error.request_id
