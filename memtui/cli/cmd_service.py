@@ -17,12 +17,12 @@ _seconds = number_type(float, "a number of seconds", lambda n: 0 < n < float("in
 def serve(ctx: CliContext, args: argparse.Namespace) -> int:
     """``serve [--socket PATH] [--worker] [--interval S]``: run until SIGTERM/SIGINT."""
     from memtui.engine.agent_setup import codex_home_for_worker
-    from memtui.service.server import serve as run_service
+    from memtui.service.server import MemoryService
 
     codex_home = codex_home_for_worker(args.codex_home) if args.worker else None
-    return run_service(ctx.db_target, ctx.user, args.socket, worker=args.worker,
-                       interval_s=args.interval, create_folder=not ctx.db_named,
-                       codex_home=codex_home)
+    return MemoryService(ctx.db_target, ctx.user, args.socket, worker=args.worker,
+                         interval_s=args.interval, create_folder=not ctx.db_named,
+                         codex_home=codex_home).run()
 
 
 def call(ctx: CliContext, args: argparse.Namespace) -> int:

@@ -60,10 +60,8 @@ class McpServer:
 
     def __init__(self, db_path: str | os.PathLike[str], create_folder: bool, user: str,
                  cwd: str) -> None:
-        self.db_path = db_path
-        self.create_folder = create_folder
-        self.user = user
-        self.cwd = cwd
+        self._new_session = lambda: McpSession(
+            open_store(db_path, create_folder=create_folder), user, cwd)
         self.session: McpSession | None = None
         self._roots: tuple[str, ...] | None = None
         self._roots_read = False
@@ -81,22 +79,19 @@ class McpServer:
 
     def _mcp_session(self, client: str | None) -> McpSession:
         if self.session is None:  # a store that cannot be opened fails this call only
-            store = open_store(self.db_path, create_folder=self.create_folder)
-            self.session = McpSession(store, self.user, self.cwd)
+            self.session = self._new_session()
         if client:
             self.session.client = client
         if self._roots_read:
-            self.session.set_roots(self._roots)
+            self.session.roots = self._roots
         return self.session
 
     async def _read_roots(self, ctx: ServerRequestContext[Any]) -> None:
         """Ask a client that has roots for them, once (again after it says they changed);
         a client without them, a refusal or no answer in ROOTS_TIMEOUT_S leaves the working
         folder as where the agent works."""
-        if self._roots_read:
-            return
-        self._roots_read = True
-        if not ctx.session.check_client_capability(
+        was_read, self._roots_read = self._roots_read, True
+        if was_read or not ctx.session.check_client_capability(
                 types.ClientCapabilities(roots=types.RootsCapability())):
             return
         try:

@@ -43,33 +43,26 @@ class McpSession:
     client: str | None = None
     roots: tuple[str, ...] | None = None
     """The folders of the client's MCP roots (None: it sent none; the working folder counts)."""
-    _project: str | None = None
-    _project_known: bool = field(default=False, repr=False)
+    _found: tuple[tuple[str, ...], str | None] | None = field(default=None, repr=False)
+    """The folders last looked up and the project they gave."""
 
     def engine(self) -> Engine:
         """The engine acting as the user, naming the client."""
         return Engine(self.store, self.user, f"mcp:{self.client}" if self.client else "mcp")
 
-    def set_roots(self, roots: tuple[str, ...] | None) -> None:
-        """The client's roots (again, after it said they changed): the project is looked up
-        anew."""
-        if roots != self.roots:
-            self.roots = roots
-            self._project_known = False
-
     def project(self, named: str | None) -> str | None:
         """The project a call is about: the one it names, else the one chosen
         (``IdentityApi.project_for_path``) for the first folder the agent works in (its roots,
-        else the working folder) that lies in one (looked up once)."""
+        else the working folder) that lies in one (looked up again when the roots change)."""
         if named is not None:
             return named
-        if not self._project_known:
+        folders = self.roots or (self.cwd,)
+        if self._found is None or self._found[0] != folders:
             identity = self.engine().identity
-            found = next((project for folder in self.roots or (self.cwd,)
+            found = next((project for folder in folders
                           if (project := identity.project_for_path(folder)) is not None), None)
-            self._project = found.id if found is not None else None
-            self._project_known = True
-        return self._project
+            self._found = (folders, found.id if found is not None else None)
+        return self._found[1]
 
     def need_project(self, named: str | None) -> str:
         """Like ``project`` but a project is required."""
@@ -88,18 +81,15 @@ _GOT_WORDS = {"boolean": "a boolean", "integer": "a number", "number": "a number
 def check_arguments(tool: Tool, arguments: dict[str, Any] | None) -> dict[str, Any]:
     """The arguments if they fit the tool's schema (required, types, no unknown names);
     InvalidInput with one line naming the first problem otherwise."""
-    args = dict(arguments or {})
     properties: dict[str, dict[str, Any]] = tool.schema["properties"]
-    if unknown := sorted(set(args) - set(properties)):
+    if unknown := sorted(set(arguments or {}) - set(properties)):
         raise InvalidInput(f"unknown argument {unknown[0]!r} for {tool.name}: it takes "
                            f"{', '.join(properties)}")
+    args = {name: value for name, value in (arguments or {}).items() if value is not None}
     for name in tool.schema.get("required", []):
-        if args.get(name) is None:
+        if name not in args:
             raise InvalidInput(f"{tool.name} needs the argument {name!r}")
-    for name, value in list(args.items()):
-        if value is None:
-            del args[name]
-            continue
+    for name, value in args.items():
         spec = properties[name]
         kind = spec["type"]
         if (got := json_type(value)) != kind:
@@ -151,8 +141,7 @@ def memory_context(session: McpSession, args: dict[str, Any]) -> dict[str, Any]:
 
 def memory_add(session: McpSession, args: dict[str, Any]) -> dict[str, Any]:
     """One new memory."""
-    scope = args.get("scope")
-    named = args.get("project")
+    scope, named = args.get("scope"), args.get("project")
     if scope == "user":
         if named is not None:
             raise InvalidInput("a user-level memory belongs to no project: leave out project, "
@@ -307,13 +296,12 @@ def _markdown(title: str, memories: list[Memory], total: int) -> str:
 
 def list_resources(session: McpSession) -> list[tuple[str, str, str]]:
     """(uri, name, description) of the user's resource and one per readable project."""
-    out = [(USER_URI, "User memories",
-            f"{session.user}'s active user-level memories, as Markdown")]
     projects = session.engine().identity.list_projects()[:MAX_LISTED_PROJECTS]
-    for project, _role in projects:
-        out.append((PROJECT_URI_PREFIX + project.id, f"Project memories: {project.name}",
-                    f"The active memories of project {project.id}, as Markdown"))
-    return out
+    return [(USER_URI, "User memories",
+             f"{session.user}'s active user-level memories, as Markdown"),
+            *((PROJECT_URI_PREFIX + project.id, f"Project memories: {project.name}",
+               f"The active memories of project {project.id}, as Markdown")
+              for project, _role in projects)]
 
 
 def read_resource(session: McpSession, uri: str) -> str:
@@ -330,7 +318,6 @@ def read_resource(session: McpSession, uri: str) -> str:
     else:
         raise NotFound(f"no resource {one_line(uri)[:120]!r}: use {USER_URI} or "
                        f"{PROJECT_URI_TEMPLATE}")
-    flt = identity.memory_filter(project)
     memories = identity.list_memories(project, limit=MAX_RESOURCE_MEMORIES)
-    total = identity.count_memories_at_most(flt, MAX_RESOURCE_MEMORIES * 10)
-    return _markdown(title, memories, total)
+    return _markdown(title, memories, identity.count_memories_at_most(
+        identity.memory_filter(project), MAX_RESOURCE_MEMORIES * 10))

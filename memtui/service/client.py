@@ -43,17 +43,15 @@ def _connect(path: Path, timeout: float) -> socket.socket:
     try:
         sock.connect(str(path))
     except (FileNotFoundError, ConnectionRefusedError, NotADirectoryError):
-        sock.close()
-        raise ServiceUnavailable(f"service not running at {path}") from None
+        problem = f"service not running at {path}"
     except OSError as error:
-        sock.close()
-        raise ServiceUnavailable(f"service not reachable at {path} "
-                                 f"({error.strerror or error})") from None
-    if (uid := peer_uid(sock)) is not None and uid != os.getuid():
-        sock.close()
-        raise ServiceUnavailable(f"refusing the socket {path}: the service on it runs as "
-                                 f"uid {uid}, not as you")
-    return sock
+        problem = f"service not reachable at {path} ({error.strerror or error})"
+    else:
+        if (uid := peer_uid(sock)) is None or uid == os.getuid():
+            return sock
+        problem = f"refusing the socket {path}: the service on it runs as uid {uid}, not as you"
+    sock.close()
+    raise ServiceUnavailable(problem)
 
 
 def send_raw(payload: bytes, socket_path: str | os.PathLike[str] | None = None,

@@ -23,6 +23,7 @@ from memtui.engine.validation import (
     echo,
     json_type,
 )
+from memtui.jsonable import JsonMixin
 from memtui.service.protocol import INVALID_PARAMS, UNKNOWN_METHOD, ProtocolError
 
 SOURCE = "service"
@@ -67,24 +68,21 @@ class Method:
     params: dict[str, Param]
 
 
-def check_params(method: Method, params: dict[str, Any], request_id: Any = None) -> None:
+def check_params(method: Method, params: dict[str, Any]) -> None:
     """Refuse unknown parameters, missing required ones and wrong JSON types
     (``invalid_params``)."""
     for name in params:
         if name not in method.params:
-            known = ", ".join(method.params) or "none"
-            raise ProtocolError(INVALID_PARAMS, f"{method.name}: unknown parameter "
-                                f"{echo(name, 40)} (accepted: {known})", request_id)
+            raise ProtocolError(INVALID_PARAMS, f"{method.name}: unknown parameter {echo(name, 40)}"
+                                f" (accepted: {', '.join(method.params) or 'none'})")
     for name, spec in method.params.items():
         if name not in params:
             if spec.required:
                 raise ProtocolError(INVALID_PARAMS, f"{method.name}: missing parameter "
-                                    f"{name!r}", request_id)
-            continue
-        if not _matches(params[name], spec.types):
+                                    f"{name!r}")
+        elif not _matches(params[name], spec.types):
             raise ProtocolError(INVALID_PARAMS, f"{method.name}: {name} must be "
-                                f"{' or '.join(spec.types)}, not {json_type(params[name])}",
-                                request_id)
+                                f"{' or '.join(spec.types)}, not {json_type(params[name])}")
 
 
 def _opt(params: dict[str, Any], name: str, default: Any = None) -> Any:
@@ -126,72 +124,64 @@ def _listed(items: list[Any]) -> dict[str, Any]:
     return {"items": [item.to_json() for item in items], "count": len(items)}
 
 
-def _context_prepare(ctx: ServiceContext, params: dict[str, Any]) -> dict[str, Any]:
-    result = ctx.engine.injection.preview_for_project(
-        params["project"], prompt=_opt(params, "prompt", ""), goal=_opt(params, "goal", ""))
-    return {"injected": result.injected, "reason": result.reason, "prompt": result.prompt,
-            "goal": result.goal, "memory_ids": list(result.memory_ids)}
+def _json_without(value: JsonMixin, *names: str) -> dict[str, Any]:
+    """``value.to_json()`` without the named fields."""
+    return {key: item for key, item in value.to_json().items() if key not in names}
 
 
-def _consolidation_record(ctx: ServiceContext, params: dict[str, Any]) -> dict[str, Any]:
-    record = ctx.engine.recall.record_consolidation(params["kind"], params["outcome"],
-                                                     params.get("detail"))
-    return {"id": record.id, "kind": record.kind, "outcome": record.outcome, "at": record.at}
-
-
-_S, _OS = (STRING,), (STRING, NULL)
+_STR, _OPT_STR = Param((STRING,), True), Param((STRING, NULL))
+_OPT_INT, _OPT_BOOL = Param((INTEGER, NULL)), Param((BOOLEAN, NULL))
 METHODS: dict[str, Method] = {method.name: method for method in (
     Method("health", _health, {}),
     Method("task.complete", _task_complete, {
-        "project": Param(_S, True), "goal": Param(_OS), "prompt": Param(_OS),
-        "result": Param(_S, True), "started_at": Param(_S, True),
-        "finished_at": Param(_S, True), "cost_usd": Param((NUMBER, NULL)),
-        "parent": Param(_OS), "continuation": Param((BOOLEAN, NULL)),
-        "external_context": Param((BOOLEAN, NULL)), "followups": Param((ARRAY, NULL)),
-        "task_ref": Param(_OS)}),
+        "project": _STR, "goal": _OPT_STR, "prompt": _OPT_STR, "result": _STR,
+        "started_at": _STR, "finished_at": _STR, "cost_usd": Param((NUMBER, NULL)),
+        "parent": _OPT_STR, "continuation": _OPT_BOOL, "external_context": _OPT_BOOL,
+        "followups": Param((ARRAY, NULL)), "task_ref": _OPT_STR}),
     Method("task.list", lambda ctx, p: _listed(ctx.engine.tasks.list_tasks(
         p.get("project"), _opt(p, "limit", DEFAULT_TASK_LIST_LIMIT))),
-           {"project": Param(_OS), "limit": Param((INTEGER, NULL))}),
+           {"project": _OPT_STR, "limit": _OPT_INT}),
     Method("interaction.remember", lambda ctx, p: ctx.engine.recall.remember_interaction(
         p["interaction_id"], p["question"], p["answer"], project=p.get("project"),
-        source=p.get("source")).to_json(), {
-        "interaction_id": Param(_S, True), "question": Param(_S, True),
-        "answer": Param(_S, True), "project": Param(_OS), "source": Param(_OS)}),
+        source=p.get("source")).to_json(),
+           {"interaction_id": _STR, "question": _STR, "answer": _STR, "project": _OPT_STR,
+            "source": _OPT_STR}),
     Method("memory.recall", lambda ctx, p: ctx.engine.recall.recall(
         p["query"], _opt(p, "limit", DEFAULT_RECALL_LIMIT), p.get("project"),
-        for_agent=True).to_json(), {
-        "query": Param(_S, True), "limit": Param((INTEGER, NULL)), "project": Param(_OS)}),
+        for_agent=True).to_json(), {"query": _STR, "limit": _OPT_INT, "project": _OPT_STR}),
     Method("memory.add", lambda ctx, p: ctx.engine.identity.add_memory(
-        p["content"], _opt(p, "kind", "fact"), p.get("project"), source=SOURCE).to_json(), {
-        "content": Param(_S, True), "kind": Param(_OS), "project": Param(_OS)}),
+        p["content"], _opt(p, "kind", "fact"), p.get("project"), source=SOURCE).to_json(),
+           {"content": _STR, "kind": _OPT_STR, "project": _OPT_STR}),
     Method("memory.correct", lambda ctx, p: ctx.engine.identity.supersede(
-        p["id"], p["content"], p.get("kind"), source=SOURCE).to_json(), {
-        "id": Param(_S, True), "content": Param(_S, True), "kind": Param(_OS)}),
-    Method("context.prepare", _context_prepare, {
-        "project": Param(_S, True), "prompt": Param(_OS), "goal": Param(_OS)}),
+        p["id"], p["content"], p.get("kind"), source=SOURCE).to_json(),
+           {"id": _STR, "content": _STR, "kind": _OPT_STR}),
+    Method("context.prepare", lambda ctx, p: _json_without(
+        ctx.engine.injection.preview_for_project(p["project"], prompt=_opt(p, "prompt", ""),
+                                                 goal=_opt(p, "goal", "")), "task_id"),
+           {"project": _STR, "prompt": _OPT_STR, "goal": _OPT_STR}),
     Method("transition.assess", lambda ctx, p: ctx.engine.recall.transition_assess(
-        p.get("current_task"), p["request"]).to_json(), {
-        "current_task": Param((STRING, OBJECT, NULL)), "request": Param(_S, True)}),
-    Method("consolidation.record", _consolidation_record, {
-        "kind": Param(_S, True), "outcome": Param(_S, True), "detail": Param((OBJECT, NULL))}),
+        p.get("current_task"), p["request"]).to_json(),
+           {"current_task": Param((STRING, OBJECT, NULL)), "request": _STR}),
+    Method("consolidation.record", lambda ctx, p: _json_without(
+        ctx.engine.recall.record_consolidation(p["kind"], p["outcome"], p.get("detail")),
+        "user", "detail"), {"kind": _STR, "outcome": _STR, "detail": Param((OBJECT, NULL))}),
     Method("bundle.list", lambda ctx, p: _listed(ctx.engine.recall.list_bundles(
-        p.get("project"))), {"project": Param(_OS)}),
+        p.get("project"))), {"project": _OPT_STR}),
     Method("bundle.get", lambda ctx, p: ctx.engine.recall.get_bundle(p["bundle"]).to_json(),
-           {"bundle": Param(_S, True)}),
+           {"bundle": _STR}),
     Method("bundle.document.put", lambda ctx, p: ctx.engine.recall.put_document(
-        p["bundle"], p["path"], p["content"], p["expected_revision"]).to_json(), {
-        "bundle": Param(_S, True), "path": Param(_S, True), "content": Param(_S, True),
-        "expected_revision": Param((INTEGER,), True)}),
+        p["bundle"], p["path"], p["content"], p["expected_revision"]).to_json(),
+           {"bundle": _STR, "path": _STR, "content": _STR,
+            "expected_revision": Param((INTEGER,), True)}),
 )}
 """Every method of the local service."""
 
 
-def dispatch(ctx: ServiceContext, method_name: str, params: dict[str, Any],
-             request_id: Any = None) -> Any:
+def dispatch(ctx: ServiceContext, method_name: str, params: dict[str, Any]) -> Any:
     """Check params against the method's table entry and run it. Raises ``ProtocolError``
     (``unknown_method``, ``invalid_params``) or the engine's ``MemtuiError``."""
     if (method := METHODS.get(method_name)) is None:
         raise ProtocolError(UNKNOWN_METHOD, f"unknown method {echo(method_name)} (known: "
-                                            f"{', '.join(METHODS)})", request_id)
-    check_params(method, params, request_id)
+                                            f"{', '.join(METHODS)})")
+    check_params(method, params)
     return method.handler(ctx, params)

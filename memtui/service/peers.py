@@ -48,11 +48,10 @@ def private_folder_problem(folder: Path) -> str | None:
 
 
 def socket_problem(path: Path) -> str | None:
-    """Why a client must not talk to the socket at ``path``: another user owns it or can write
-    to it, or its folder (another user than the caller or root owns it, or others may write
-    to it without the sticky bit, so they could put their own socket there), or a default
-    folder that is not private (``private_folder_problem``). None when nothing is wrong, or
-    the path is missing (connecting says so) or the system has no uids."""
+    """Why a client must not talk to the socket at ``path``: someone else owns it or could
+    write to it or put their own socket in its folder (a folder not the caller's or root's, or
+    writable by others without the sticky bit, or a default folder that is not private).
+    None when nothing is wrong, the path is missing (connecting says so) or there are no uids."""
     if not hasattr(os, "getuid"):
         return None
     try:

@@ -40,15 +40,13 @@ OTHER_ERROR_EXIT = 1
 
 class ProtocolError(Exception):
     """A request the service refuses before or instead of running it: a code of
-    ``ERROR_CODES``, a message, the request id when it is known, and extra fields."""
+    ``ERROR_CODES``, a message and the request id when parsing could read it."""
 
-    def __init__(self, code: str, message: str, request_id: Any = None,
-                 **detail: Any) -> None:
+    def __init__(self, code: str, message: str, request_id: Any = None) -> None:
         super().__init__(message)
         self.code = code
         self.message = message
         self.request_id = request_id
-        self.detail = detail
 
 
 @dataclass(frozen=True)
@@ -130,7 +128,7 @@ def parse_request(raw: bytes) -> Request:
 def error_from_exception(error: BaseException) -> tuple[str, str, dict[str, Any]]:
     """(code, message, extra fields) for an error raised while running a method."""
     if isinstance(error, ProtocolError):
-        return error.code, error.message, dict(error.detail)
+        return error.code, error.message, {}
     if isinstance(error, MemtuiError):
         for kind, code in ENGINE_ERROR_CODES.items():
             if isinstance(error, kind):

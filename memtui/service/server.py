@@ -106,19 +106,17 @@ def _clear_stale_socket(path: Path) -> None:
         return
     if not stat.S_ISSOCK(info.st_mode):
         raise ServiceError(f"{path} exists and is not a socket; not replacing it")
-    probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    probe.settimeout(PROBE_TIMEOUT_S)
-    try:
-        probe.connect(str(path))
-    except (ConnectionRefusedError, FileNotFoundError):
-        with contextlib.suppress(FileNotFoundError):
-            path.unlink()
-        log.info("removed a stale socket left by an earlier run: %s", path)
-        return
-    except OSError as error:
-        raise ServiceError(f"cannot check the existing socket {path} ({error})") from None
-    finally:
-        probe.close()
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as probe:
+        probe.settimeout(PROBE_TIMEOUT_S)
+        try:
+            probe.connect(str(path))
+        except (ConnectionRefusedError, FileNotFoundError):
+            with contextlib.suppress(FileNotFoundError):
+                path.unlink()
+            log.info("removed a stale socket left by an earlier run: %s", path)
+            return
+        except OSError as error:
+            raise ServiceError(f"cannot check the existing socket {path} ({error})") from None
     raise ServiceError(f"a memtui service is already running at {path}")
 
 
@@ -133,9 +131,11 @@ class MemoryService:
                  max_clients: int = MAX_CLIENTS, store: StoreBackend | None = None,
                  create_folder: bool = False,
                  codex_home: str | os.PathLike[str] | None = None) -> None:
-        if store is None and store_path is None:
-            raise ValueError("give a store path or an open store")
-        self.store_path = str(store_path) if store_path is not None else store.location  # type: ignore[union-attr]
+        if store_path is None:
+            if store is None:
+                raise ValueError("give a store path or an open store")
+            store_path = store.location
+        self.store_path = str(store_path)
         self.actor = actor
         self.socket_path = Path(socket_path).expanduser() if socket_path else default_socket_path()
         self.worker_enabled = worker
@@ -169,8 +169,7 @@ class MemoryService:
                                                 create_folder=self._create_folder)
         self._store = store
         try:
-            engine = Engine(store, self.actor)
-            self._context = ServiceContext(engine=engine, store_path=store.location,
+            self._context = ServiceContext(Engine(store, self.actor), store.location,
                                            worker_state=self._worker_state)
             self._bind()
             self._wake_r, self._wake_w = socket.socketpair()
@@ -178,7 +177,13 @@ class MemoryService:
             self._pool = ThreadPoolExecutor(max_workers=self.max_clients,
                                             thread_name_prefix="memtui-service")
             if self.worker_enabled:
-                self._start_worker(store)
+                from memtui.engine.worker import DEFAULT_INTERVAL_S, BackgroundLoop
+
+                interval = DEFAULT_INTERVAL_S if self.interval_s is None else self.interval_s
+                self._loop = BackgroundLoop(store, self.actor, interval,
+                                            on_event=self._worker_event,
+                                            codex_home=self.codex_home)
+                self._loop.start()
         except BaseException:
             self._cleanup()
             raise
@@ -205,14 +210,6 @@ class MemoryService:
         listener.listen(LISTEN_BACKLOG)
         listener.setblocking(False)
         self._listener = listener
-
-    def _start_worker(self, store: StoreBackend) -> None:
-        from memtui.engine.worker import DEFAULT_INTERVAL_S, BackgroundLoop
-
-        interval = self.interval_s if self.interval_s is not None else DEFAULT_INTERVAL_S
-        self._loop = BackgroundLoop(store, self.actor, interval, on_event=self._worker_event,
-                                    codex_home=self.codex_home)
-        self._loop.start()
 
     def _worker_event(self, event: Any) -> None:
         if event.kind == "error":
@@ -262,10 +259,8 @@ class MemoryService:
 
     def _select_timeout(self) -> float | None:
         """Until the nearest read deadline (None: nothing is being read)."""
-        if not self._reading:
-            return None
-        nearest = min(reading.deadline for reading in self._reading.values())
-        return max(0.0, nearest - time.monotonic())
+        deadlines = [reading.deadline for reading in self._reading.values()]
+        return max(0.0, min(deadlines) - time.monotonic()) if deadlines else None
 
     def _stop_listening(self, selector: selectors.BaseSelector | None = None) -> None:
         """Close the listening socket; remove the socket file if it is still the one bound."""
@@ -295,8 +290,7 @@ class MemoryService:
             except OSError as error:
                 log.warning("accept failed: %s", error)
                 return
-            uid = peer_uid(conn)
-            if uid is not None and hasattr(os, "getuid") and uid != os.getuid():
+            if (uid := peer_uid(conn)) is not None and hasattr(os, "getuid") and uid != os.getuid():
                 log.warning("refused a connection from uid %s", uid)
                 self._submit(conn, error_response(
                     None, PERMISSION_DENIED, "this service serves only its own user"))
@@ -317,14 +311,13 @@ class MemoryService:
             reading.conn.close()
             return
         try:
-            raw = reading.buffer.feed(chunk) if chunk else reading.buffer.end()
+            if (raw := reading.buffer.feed(chunk) if chunk else reading.buffer.end()) is None:
+                return
+            data, request = raw, True
         except ProtocolError as error:
-            self._forget_reading(selector, reading)
-            self._submit(reading.conn, error_response(None, error.code, error.message))
-            return
-        if raw is not None:
-            self._forget_reading(selector, reading)
-            self._submit(reading.conn, raw, request=True)
+            data, request = error_response(None, error.code, error.message), False
+        self._forget_reading(selector, reading)
+        self._submit(reading.conn, data, request)
 
     def _expire(self, selector: selectors.BaseSelector) -> None:
         """Answer and drop the connections past their deadline (without blocking)."""
@@ -391,7 +384,11 @@ class MemoryService:
         self._store = None
 
     def run(self) -> int:
-        """Serve in this (main) thread until SIGTERM/SIGINT; returns the exit status."""
+        """Serve in this (main) thread until SIGTERM/SIGINT (``memtui serve``), logging to
+        stderr; returns the exit status."""
+        if not logging.getLogger().handlers:
+            logging.basicConfig(stream=sys.stderr, level=logging.INFO,
+                                format="memtui serve: %(message)s")
         self.start()
 
         def on_signal(signum: int, _frame: FrameType | None) -> None:
@@ -429,8 +426,7 @@ class MemoryService:
         try:
             request = parse_request(raw)
             request_id = request.id
-            result = dispatch(self._context, request.method, request.params, request_id)
-            return ok_response(request_id, result)
+            return ok_response(request_id, dispatch(self._context, request.method, request.params))
         except Exception as error:
             if isinstance(error, ProtocolError) and error.request_id is not None:
                 request_id = error.request_id
@@ -468,16 +464,3 @@ def _drain(conn: socket.socket) -> None:
                 break
             drained += len(chunk)
 
-
-def serve(store_path: str | os.PathLike[str], actor: str,
-          socket_path: str | os.PathLike[str] | None = None, *, worker: bool = False,
-          interval_s: float | None = None, create_folder: bool = False,
-          codex_home: str | os.PathLike[str] | None = None) -> int:
-    """Run a service until SIGTERM/SIGINT (``memtui serve``), logging to stderr."""
-    if not logging.getLogger().handlers:
-        logging.basicConfig(stream=sys.stderr, level=logging.INFO,
-                            format="memtui serve: %(message)s")
-    service = MemoryService(store_path, actor, socket_path, worker=worker,
-                            interval_s=interval_s, create_folder=create_folder,
-                            codex_home=codex_home)
-    return service.run()
