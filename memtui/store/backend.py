@@ -273,9 +273,10 @@ class StoreBackend(ABC):
 
     def is_empty(self) -> bool:
         """Whether the store holds no rows in any exported table (a new store)."""
-        from memtui.store.maintenance import is_empty
+        from memtui.store.maintenance import EXPORT_TABLES
 
-        return is_empty(self)
+        return not any(self.execute(f"SELECT 1 FROM {table} LIMIT 1").fetchone()
+                       for table in EXPORT_TABLES)
 
     # -- forgetting and maintenance (backend-neutral) -------------------------------------
 

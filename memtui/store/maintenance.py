@@ -212,12 +212,6 @@ def finish_load(store: Store) -> None:
                       f"coalesce((SELECT max(seq) FROM {table}), 0) + 1, false)")
 
 
-def is_empty(store: Store) -> bool:
-    """Whether the store holds no user data at all."""
-    return not any(store.execute(f"SELECT 1 FROM {table} LIMIT 1").fetchone()
-                   for table in EXPORT_TABLES)
-
-
 def sqlite_integrity(store: Store) -> list[str]:
     """SQLite's ``integrity_check`` and ``foreign_key_check`` (damage reported, not raised)."""
     problems: list[str] = []

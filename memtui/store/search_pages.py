@@ -51,10 +51,9 @@ row_to_memory = row_maker(Memory)
 
 def match_count_capped(repo: MemoryRepository, query: str, cap: int) -> int:
     """How many rows match ``query`` in the whole store, counting no further than ``cap``."""
-    row = repo._store.execute(
+    return repo._count(
         f"SELECT count(*) FROM (SELECT rowid FROM memories_fts WHERE {_MATCH} LIMIT ?)",
-        (query, cap)).fetchone()
-    return int(row[0])
+        (query, cap))
 
 
 def seq_ranges(seqs: list[int], batch: int) -> list[tuple[int, int]]:
