@@ -136,11 +136,9 @@ class TaskRepository(Repository):
 
     def insert_followup(self, from_task: str, to_task: str, message: str, at: str) -> Followup:
         """Record a message passed from one task to another."""
-        row = self._store.execute(
-            "INSERT INTO task_followups(from_task, to_task, message, created_at) "
-            "VALUES (?, ?, ?, ?) RETURNING seq", (from_task, to_task, message, at)).fetchone()
-        return Followup(seq=int(row[0]), from_task=from_task, to_task=to_task,
-                        message=message, created_at=at)
+        seq = self._count("INSERT INTO task_followups(from_task, to_task, message, created_at) "
+                          "VALUES (?, ?, ?, ?) RETURNING seq", (from_task, to_task, message, at))
+        return Followup(seq, from_task, to_task, message, at)
 
     def followups_for(self, task_id: str) -> list[Followup]:
         """Messages sent to or from a task, oldest first."""
