@@ -14,7 +14,7 @@ from typing import Any
 
 from memtui.bench.timing import seconds, timed
 from memtui.engine.api import Engine
-from memtui.store import open_store
+from memtui.store.database import open_store
 
 DEFAULT_ROLLOUTS = 5_000
 """The full row's folder size (about 500 MB)."""

@@ -272,7 +272,7 @@ class MaintenanceApi(EngineArea):
         report = ImportReport()
         try:
             with self._store.transaction():
-                if not merge and not sql.is_empty(self._store):
+                if not merge and not self._store.is_empty():
                     raise InvalidInput("the store is not empty; import into a new store, or "
                                        "use --merge to add only what is missing")
                 sql.defer_foreign_keys(self._store)

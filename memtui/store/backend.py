@@ -134,30 +134,19 @@ class StoreBackend(ABC):
     # -- repositories (each imported on first use: the app's first frame needs two) -----
 
     identity: Lazy[IdentityRepository] = Lazy("memtui.store.identity", "IdentityRepository")
-    """Users, projects, memberships, profiles, the access rules' rows."""
     memories: Lazy[MemoryRepository] = Lazy("memtui.store.memories", "MemoryRepository")
-    """Memories: rows, chains, pages, search."""
     audit: Lazy[AuditRepository] = Lazy("memtui.store.audit", "AuditRepository")
-    """The append-only audit log."""
     tasks: Lazy[TaskRepository] = Lazy("memtui.store.tasks", "TaskRepository")
-    """Tasks, follow-ups, the extraction log, settings and quota rows."""
     codex_rollout_files: Lazy[RolloutFileRepository] = Lazy(
         "memtui.store.codex_rollout_files", "RolloutFileRepository")
-    """What was read of each Codex rollout file, per importing user."""
     recall: Lazy[RecallRepository] = Lazy("memtui.store.recall", "RecallRepository")
-    """Recall data: interactions, bundles and recall queries."""
     settings: Lazy[SettingsRepository] = Lazy("memtui.store.settings", "SettingsRepository")
-    """Each user's auto-memory settings row."""
     sessions: Lazy[SessionRepository] = Lazy("memtui.store.sessions", "SessionRepository")
-    """Agent sessions recorded by the session hooks."""
     agent_writes: Lazy[AgentWriteRepository] = Lazy(
         "memtui.store.agent_writes", "AgentWriteRepository")
-    """Agents' memory-file writes held by the write gate."""
     model_ledger: Lazy[ModelLedgerRepository] = Lazy(
         "memtui.store.model_ledger", "ModelLedgerRepository")
-    """The model cost ledger and the per-task extraction details."""
     purges: Lazy[PurgeRepository] = Lazy("memtui.store.purges", "PurgeRepository")
-    """Forgets whose text may still be in the database files (content-free)."""
 
     # -- what the store is -----------------------------------------------------------------
 
@@ -273,9 +262,10 @@ class StoreBackend(ABC):
 
     def is_empty(self) -> bool:
         """Whether the store holds no rows in any exported table (a new store)."""
-        from memtui.store.maintenance import is_empty
+        from memtui.store.maintenance import EXPORT_TABLES
 
-        return is_empty(self)
+        return not any(self.execute(f"SELECT 1 FROM {table} LIMIT 1").fetchone()
+                       for table in EXPORT_TABLES)
 
     # -- forgetting and maintenance (backend-neutral) -------------------------------------
 

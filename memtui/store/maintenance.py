@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -212,12 +212,6 @@ def finish_load(store: Store) -> None:
                       f"coalesce((SELECT max(seq) FROM {table}), 0) + 1, false)")
 
 
-def is_empty(store: Store) -> bool:
-    """Whether the store holds no user data at all."""
-    return not any(store.execute(f"SELECT 1 FROM {table} LIMIT 1").fetchone()
-                   for table in EXPORT_TABLES)
-
-
 def sqlite_integrity(store: Store) -> list[str]:
     """SQLite's ``integrity_check`` and ``foreign_key_check`` (damage reported, not raised)."""
     problems: list[str] = []
@@ -256,8 +250,7 @@ def rebuild_fts(store: Store) -> None:
 
 def chain_problems(store: Store) -> list[str]:
     """Supersede-chain invariants: status and link agree, same scope, no dangling link or cycle."""
-    problems: list[str] = []
-    query = [
+    problems = _found(store, [
         ("SELECT id FROM memories WHERE status = 'superseded' AND superseded_by IS NULL",
          "memory {} is superseded but points to no newer version"),
         ("SELECT id FROM memories WHERE status = 'active' AND superseded_by IS NOT NULL",
@@ -279,10 +272,7 @@ def chain_problems(store: Store) -> list[str]:
          f"WHERE m.scope != n.scope OR m.project {store.dialect.is_not} n.project "
          "OR (m.scope = 'user' AND m.owner != n.owner)",
          "memory {} would correct a memory of another scope"),
-    ]
-    for sql, message in query:
-        problems += [message.format(row[0]) for row in
-                     store.execute(sql + f" LIMIT {INTEGRITY_ROWS_LIMIT}").fetchall()]
+    ])
     problems += [f"memory {memory_id} is in a supersede cycle"
                  for memory_id in supersede_cycles(store)[:INTEGRITY_ROWS_LIMIT]]
     return problems
@@ -315,35 +305,35 @@ def cycle_members(newer: Mapping[str, str]) -> list[str]:
     return sorted(on_cycle)
 
 
+def _found(store: Store, checks: Sequence[tuple[str, str]]) -> list[str]:
+    """Each check's message, formatted with each row (at most ``INTEGRITY_ROWS_LIMIT``) its
+    query finds."""
+    return [message.format(*row) for sql, message in checks
+            for row in store.execute(f"{sql} LIMIT {INTEGRITY_ROWS_LIMIT}").fetchall()]
+
+
 def tombstone_problems(store: Store) -> list[str]:
     """No memory may come from a task whose memory was forgotten."""
-    rows = store.execute(
-        "SELECT m.id, m.source_thread_id FROM memories m JOIN forgotten_sources f "
-        "ON f.source_thread_id = m.source_thread_id WHERE m.source = 'auto' "
-        f"LIMIT {INTEGRITY_ROWS_LIMIT}").fetchall()
-    return [f"memory {row[0]} was recreated from forgotten task {row[1]}" for row in rows]
+    return _found(store, [("SELECT m.id, m.source_thread_id FROM memories m JOIN "
+                           "forgotten_sources f ON f.source_thread_id = m.source_thread_id "
+                           "WHERE m.source = 'auto'",
+                           "memory {} was recreated from forgotten task {}")])
 
 
 def log_problems(store: Store) -> list[str]:
     """Extraction-log rows and details name existing tasks, and existing or forgotten memories."""
-    problems = [f"{what} for missing task {row[0]}" for table, what in
-                (("extraction_log", "extraction log row"),
-                 ("extraction_details", "extraction details")) for row in store.execute(
-        f"SELECT l.task_id FROM {table} l LEFT JOIN tasks t ON t.id = l.task_id "
-        f"WHERE t.id IS NULL LIMIT {INTEGRITY_ROWS_LIMIT}").fetchall()]
-    problems += [f"extraction log row {row[0]} says a memory was written but has none"
-                 for row in store.execute(
-                     "SELECT task_id FROM extraction_log WHERE outcome IN "
-                     "('extracted', 'superseded_previous') AND memory_id IS NULL "
-                     f"LIMIT {INTEGRITY_ROWS_LIMIT}").fetchall()]
-    problems += [f"extraction log row {row[0]} names memory {row[1]}, which is gone without a "
-                 "tombstone" for row in store.execute(
-                     "SELECT l.task_id, l.memory_id FROM extraction_log l "
-                     "LEFT JOIN memories m ON m.id = l.memory_id "
-                     "LEFT JOIN forgotten_sources f ON f.source_thread_id = l.task_id "
-                     "WHERE l.memory_id IS NOT NULL AND m.id IS NULL AND f.source_thread_id "
-                     f"IS NULL LIMIT {INTEGRITY_ROWS_LIMIT}").fetchall()]
-    return problems
+    return _found(store, [
+        *((f"SELECT l.task_id FROM {table} l LEFT JOIN tasks t ON t.id = l.task_id "
+           "WHERE t.id IS NULL", f"{what} for missing task {{}}") for table, what in
+          (("extraction_log", "extraction log row"), ("extraction_details", "extraction details"))),
+        ("SELECT task_id FROM extraction_log WHERE outcome IN "
+         "('extracted', 'superseded_previous') AND memory_id IS NULL",
+         "extraction log row {} says a memory was written but has none"),
+        ("SELECT l.task_id, l.memory_id FROM extraction_log l "
+         "LEFT JOIN memories m ON m.id = l.memory_id "
+         "LEFT JOIN forgotten_sources f ON f.source_thread_id = l.task_id "
+         "WHERE l.memory_id IS NOT NULL AND m.id IS NULL AND f.source_thread_id IS NULL",
+         "extraction log row {} names memory {}, which is gone without a tombstone")])
 
 
 def delete_orphan_log_rows(store: Store) -> int:

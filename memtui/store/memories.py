@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from memtui.store.dialect import marks, qualified
 from memtui.store.fts_levels import keep_levels_bounded
@@ -26,6 +26,7 @@ MAX_CHAIN_STEPS = 100_000
 """A chain walk stops after this many versions (a cycle in a damaged store ends)."""
 FTS_MERGE_PAGES_AFTER_FORGET = 64
 """Index pages merged after a forget, so the forgotten words leave older segments now."""
+T = TypeVar("T")
 
 
 class MemoryRepository(Repository):
@@ -189,15 +190,17 @@ class MemoryRepository(Repository):
                 params.append(value)
         return clauses, params
 
-    def _searched(self, flt: MemoryFilter) -> SearchPages | None:
-        """A planner for a searched list on SQLite (``search_pages``); None without a search
-        word and on PostgreSQL, whose planner picks its index by its statistics."""
+    def _searched(self, flt: MemoryFilter, run: Callable[[SearchPages], T]) -> T | None:
+        """``run`` on a planner for a searched list on SQLite (``search_pages``), in one
+        snapshot (fast at any size); None without a search word and on PostgreSQL, whose
+        planner picks its index by its statistics."""
         query = fts_query(flt.search) if flt.search and self._store.dialect.is_sqlite else None
         if query is None:
             return None
         from memtui.store.search_pages import SearchPages
 
-        return SearchPages(self, flt, query, _M_COLUMNS)
+        with self._store.snapshot():
+            return run(SearchPages(self, flt, query, _M_COLUMNS))
 
     def _filtered(self, flt: MemoryFilter) -> tuple[list[str], list[Any]]:
         """``_where`` and the search's full-text clause (no searchable word: nothing matches)."""
@@ -214,9 +217,8 @@ class MemoryRepository(Repository):
     def page(self, flt: MemoryFilter, limit: int, after: PageCursor | None = None,
              before: PageCursor | None = None) -> list[Memory]:
         """A page of the list, newest first, by keyset (``paging``)."""
-        if (searched := self._searched(flt)) is not None:  # fast at any size
-            with self._store.snapshot():
-                return searched.page(limit, after, before)
+        if (found := self._searched(flt, lambda s: s.page(limit, after, before))) is not None:
+            return found
         clauses, params = self._filtered(flt)
         page = keyset_page("m.created_at", "m.id", after, before)
         sql = (f"SELECT {_M_COLUMNS} FROM memories m "
@@ -226,9 +228,8 @@ class MemoryRepository(Repository):
     def list_at(self, flt: MemoryFilter, offset: int, limit: int, *,
                 from_end: bool = False) -> list[Memory]:
         """A page by position (``from_end``: ``offset`` counted from the bottom)."""
-        if (searched := self._searched(flt)) is not None:
-            with self._store.snapshot():
-                return searched.at(offset, limit, from_end)
+        if (found := self._searched(flt, lambda s: s.at(offset, limit, from_end))) is not None:
+            return found
         clauses, params = self._filtered(flt)
         page = position_page("m.created_at", "m.id", from_end)
         sql = (f"SELECT {_M_COLUMNS} FROM memories m WHERE {' AND '.join(clauses)} "
@@ -238,18 +239,16 @@ class MemoryRepository(Repository):
 
     def count(self, flt: MemoryFilter) -> int:
         """How many rows the list holds."""
-        if (searched := self._searched(flt)) is not None:
-            with self._store.snapshot():
-                return searched.count()
+        if (total := self._searched(flt, lambda s: s.count())) is not None:
+            return total
         clauses, params = self._filtered(flt)
         sql = f"SELECT count(*) FROM memories m WHERE {' AND '.join(clauses)}"
         return self._count(sql, params)
 
     def count_at_most(self, flt: MemoryFilter, cap: int) -> int:
         """How many rows the list holds, counting no further than ``cap`` (cheap at any size)."""
-        if (searched := self._searched(flt)) is not None:
-            with self._store.snapshot():
-                return searched.count_at_most(cap)
+        if (total := self._searched(flt, lambda s: s.count_at_most(cap))) is not None:
+            return total
         clauses, params = self._filtered(flt)
         sql = (f"SELECT count(*) FROM (SELECT 1 FROM memories m WHERE {' AND '.join(clauses)} "
                "LIMIT ?) AS capped")

@@ -74,13 +74,11 @@ class ModelLedgerRepository(Repository):
                since: str | None = None) -> list[UsageTotal]:
         """Calls and tokens per ``GROUPINGS`` key, latest first (only from ``since`` on)."""
         key = GROUPINGS[by]
-        rows = self._store.execute(
+        return self._all(
+            lambda r: UsageTotal(str(r[0]), int(r[1]), int(r[2]), int(r[3]), r[4], r[5]),
             f"SELECT {key}, count(*), SUM(tokens_in), SUM(tokens_out), MIN(at), MAX(at) "
             f"FROM model_usage WHERE user_id = ? AND at >= ? AND {key} IS NOT NULL "
-            f"GROUP BY {key} ORDER BY MAX(at) DESC LIMIT ?",
-            (user_id, since or "", limit)).fetchall()
-        return [UsageTotal(str(r[0]), int(r[1]), int(r[2]), int(r[3]), r[4], r[5])
-                for r in rows]
+            f"GROUP BY {key} ORDER BY MAX(at) DESC LIMIT ?", (user_id, since or "", limit))
 
     def set_detail(self, detail: TaskDetail) -> None:
         """Write a task's details, replacing what was there."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from memtui.store.repository import Repository
+from memtui.store.repository import Repository, row_maker
 
 
 @dataclass(frozen=True)
@@ -27,11 +27,9 @@ class PurgeRepository(Repository):
 
     def pending(self) -> PendingPurges | None:
         """The forgets still waiting for a truncating checkpoint, or None."""
-        row = self._store.execute(
-            "SELECT count(*), max(seq) FROM pending_purges").fetchone()
-        if not row or not row[0]:
-            return None
-        return PendingPurges(count=int(row[0]), last_seq=int(row[1]))
+        found = self._one(row_maker(PendingPurges),
+                          "SELECT count(*), max(seq) FROM pending_purges")
+        return found if found and found.count else None
 
     def clear_through(self, last_seq: int) -> int:
         """Drop the records up to ``last_seq`` (their text is gone from the files)."""

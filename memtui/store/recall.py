@@ -271,14 +271,16 @@ class RecallRepository(Repository):
 
     # ---- bundles --------------------------------------------------------------------------
 
-    def _summaries(self, rows: list[Sequence[Any]]) -> list[BundleSummary]:
+    def _summaries(self, sql: str, params: Sequence[Any]) -> list[BundleSummary]:
+        """The bundles ``sql`` (``_BUNDLE_SELECT``'s columns) finds, with their documents."""
+        rows = self._store.execute(sql, params).fetchall()
         if not rows:
             return []
         ids = [row[0] for row in rows]
         docs: dict[str, list[tuple[str, int]]] = {bundle_id: [] for bundle_id in ids}
         for bundle_id, path, revision in self._store.execute(
                 f"SELECT bundle_id, path, revision FROM bundle_documents WHERE bundle_id IN "
-                f"({marks(ids)}) ORDER BY bundle_id, path", ids).fetchall():
+                f"({marks(ids)}) ORDER BY bundle_id, path", ids):
             docs[bundle_id].append((path, revision))
         return [BundleSummary(id=row[0], project=row[1], schedule=row[2], created_by=row[3],
                               created_at=row[4], updated_at=row[5] or row[4],
@@ -290,20 +292,18 @@ class RecallRepository(Repository):
 
     def get_bundle(self, bundle_id: str) -> BundleSummary | None:
         """One bundle's summary, or None."""
-        found = self._summaries(self._store.execute(self._BUNDLE_SELECT + "WHERE b.id = ?",
-                                                    (bundle_id,)).fetchall())
+        found = self._summaries(self._BUNDLE_SELECT + "WHERE b.id = ?", (bundle_id,))
         return found[0] if found else None
 
     def visible_bundles(self, owner: str, projects: Sequence[str],
                         limit: int) -> list[BundleSummary]:
         """The owner's schedule bundles and ``projects``' bundles, last changed first."""
-        rows = self._store.execute(
+        return self._summaries(
             "SELECT * FROM (" + self._BUNDLE_SELECT
             + "WHERE (b.schedule IS NOT NULL AND b.created_by = ?) "
             f"OR b.project_id IN {self._store.dialect.json_values()}) AS v "
             "ORDER BY coalesce(v.updated, v.created_at) DESC, v.id LIMIT ?",
-            (owner, json.dumps(list(projects)), limit)).fetchall()
-        return self._summaries(rows)
+            (owner, json.dumps(list(projects)), limit))
 
     def ensure_bundle(self, bundle_id: str, project: str | None, schedule: str | None,
                       created_by: str, at: str) -> None:
@@ -325,10 +325,8 @@ class RecallRepository(Repository):
 
     def document_revision(self, bundle_id: str, path: str) -> int:
         """A document's current revision; 0 when it does not exist."""
-        row = self._store.execute(
-            "SELECT revision FROM bundle_documents WHERE bundle_id = ? AND path = ?",
-            (bundle_id, path)).fetchone()
-        return int(row[0]) if row else 0
+        return self._count("SELECT coalesce(max(revision), 0) FROM bundle_documents "
+                           "WHERE bundle_id = ? AND path = ?", (bundle_id, path))
 
     def count_documents(self, bundle_id: str) -> int:
         """How many documents a bundle holds."""

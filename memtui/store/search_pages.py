@@ -51,10 +51,9 @@ row_to_memory = row_maker(Memory)
 
 def match_count_capped(repo: MemoryRepository, query: str, cap: int) -> int:
     """How many rows match ``query`` in the whole store, counting no further than ``cap``."""
-    row = repo._store.execute(
+    return repo._count(
         f"SELECT count(*) FROM (SELECT rowid FROM memories_fts WHERE {_MATCH} LIMIT ?)",
-        (query, cap)).fetchone()
-    return int(row[0])
+        (query, cap))
 
 
 def seq_ranges(seqs: list[int], batch: int) -> list[tuple[int, int]]:
@@ -255,14 +254,10 @@ class SearchPages:
         """The count, at most ``cap``, all in SQL (the GIL stays with the UI): for a ``dense``
         word the first ``COUNT_PROBE_FACTOR * cap`` matches usually hold ``cap`` rows; else
         the capped count runs on ``count``'s plan."""
-        if self.plan == "dense":
-            where = self.clauses_off_index
-            row = self.store.execute(
+        if self.plan == "dense" and self.repo._count(
                 "SELECT count(*) FROM (SELECT 1 FROM (SELECT rowid AS r FROM memories_fts "
                 f"WHERE {_MATCH} LIMIT ?) f CROSS JOIN memories m ON m.seq = f.r "
-                f"WHERE {' AND '.join(where)} LIMIT ?)",
-                (self.query, COUNT_PROBE_FACTOR * cap, *self.params, cap)).fetchone()
-            if int(row[0]) >= cap:
-                return cap
-        rows = self._sql("count(*) FROM (SELECT 1", [], [], "LIMIT ?)", [cap])
-        return int(rows[0][0])
+                f"WHERE {' AND '.join(self.clauses_off_index)} LIMIT ?)",
+                (self.query, COUNT_PROBE_FACTOR * cap, *self.params, cap)) >= cap:
+            return cap
+        return int(self._sql("count(*) FROM (SELECT 1", [], [], "LIMIT ?)", [cap])[0][0])

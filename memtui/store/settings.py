@@ -17,12 +17,11 @@ class SettingsRepository(Repository):
 
     def get(self, user_id: str) -> dict[str, Any] | None:
         """The user's stored settings object, or None (``StoreError``: not a JSON object)."""
-        row = self._store.execute("SELECT settings FROM user_settings WHERE user_id = ?",
-                                  (user_id,)).fetchone()
-        if row is None:
+        text = self._text("SELECT settings FROM user_settings WHERE user_id = ?", (user_id,))
+        if text is None:
             return None
         try:
-            value = json.loads(row[0])
+            value = json.loads(text)
         except (TypeError, ValueError, RecursionError):
             raise StoreError(f"the settings of {user_id!r} are not valid JSON") from None
         if not isinstance(value, dict):

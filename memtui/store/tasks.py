@@ -136,11 +136,9 @@ class TaskRepository(Repository):
 
     def insert_followup(self, from_task: str, to_task: str, message: str, at: str) -> Followup:
         """Record a message passed from one task to another."""
-        row = self._store.execute(
-            "INSERT INTO task_followups(from_task, to_task, message, created_at) "
-            "VALUES (?, ?, ?, ?) RETURNING seq", (from_task, to_task, message, at)).fetchone()
-        return Followup(seq=int(row[0]), from_task=from_task, to_task=to_task,
-                        message=message, created_at=at)
+        seq = self._count("INSERT INTO task_followups(from_task, to_task, message, created_at) "
+                          "VALUES (?, ?, ?, ?) RETURNING seq", (from_task, to_task, message, at))
+        return Followup(seq, from_task, to_task, message, at)
 
     def followups_for(self, task_id: str) -> list[Followup]:
         """Messages sent to or from a task, oldest first."""
@@ -201,10 +199,9 @@ class TaskRepository(Repository):
 
     def count_log(self, user_id: str) -> dict[str, int]:
         """How many of the user's log rows have each outcome."""
-        rows = self._store.execute(
+        return dict(self._store.execute(
             "SELECT outcome, count(*) FROM extraction_log WHERE user_id = ? GROUP BY outcome",
-            (user_id,)).fetchall()
-        return {outcome: count for outcome, count in rows}
+            (user_id,)).fetchall())
 
     # ---- extraction scan ------------------------------------------------------------------
 
@@ -221,20 +218,17 @@ class TaskRepository(Repository):
         order, unfinished first: a keyset walk that visits each due task once (backfill)."""
         rows: list[tuple[SweepCursor, str]] = []
         if after is None or after[0] is None:
-            found = self._store.execute(
-                f"SELECT t.id {_RESCANNABLE} AND t.finished_at IS NULL AND t.id > ? "
-                "ORDER BY t.id LIMIT ?",
-                (user_id, after[1] if after else "", limit)).fetchall()
-            rows = [((None, row[0]), row[0]) for row in found]
+            rows = self._all(lambda row: ((None, row[0]), row[0]),
+                             f"SELECT t.id {_RESCANNABLE} AND t.finished_at IS NULL AND t.id > ? "
+                             "ORDER BY t.id LIMIT ?", (user_id, after[1] if after else "", limit))
             if len(rows) >= limit:
                 return rows
             after = ("", "")
-        found = self._store.execute(
+        return rows + self._all(
+            lambda row: ((row[0], row[1]), row[1]),
             f"SELECT t.finished_at, t.id {_RESCANNABLE} AND t.finished_at IS NOT NULL "
-            "AND (t.finished_at, t.id) > (?, ?) "
-            "ORDER BY t.finished_at, t.id LIMIT ?",
-            (user_id, after[0], after[1], limit - len(rows))).fetchall()
-        return rows + [((row[0], row[1]), row[1]) for row in found]
+            "AND (t.finished_at, t.id) > (?, ?) ORDER BY t.finished_at, t.id LIMIT ?",
+            (user_id, after[0], after[1], limit - len(rows)))
 
     def count_candidates(self, user_id: str) -> int:
         """How many of the user's tasks are due for a scan."""
@@ -270,10 +264,8 @@ class TaskRepository(Repository):
         due: set[str] = set()
         for start in range(0, len(task_ids), CLAIM_CHUNK):
             chunk = list(task_ids[start:start + CLAIM_CHUNK])
-            due.update(row[0] for row in self._store.execute(
-                f"SELECT t.id {_WITH_LOG} WHERE t.id IN ({marks(chunk)}) "
-                f"AND {DUE_FOR_SCAN}{dialect.skip_locked}",
-                chunk).fetchall())
+            due.update(self._texts(f"SELECT t.id {_WITH_LOG} WHERE t.id IN ({marks(chunk)}) "
+                                   f"AND {DUE_FOR_SCAN}{dialect.skip_locked}", chunk))
         return [task_id for task_id in task_ids if task_id in due]
 
     def active_auto_for_goal(self, project: str, goal_key: str) -> str | None:

@@ -14,7 +14,6 @@ import pytest
 from memtui.cli.main import main
 from memtui.engine.api import Engine
 from memtui.errors import InvalidInput
-from memtui.store import maintenance as sql
 from memtui.store.database import open_store
 
 T = "2026-01-01T00:00:00.000Z"
@@ -134,7 +133,7 @@ def test_import_refuses_the_whole_file_naming_the_first_bad_row(tmp_path: Path, 
     assert message in caught.value.message
     assert "\n" not in caught.value.message and "\x1b" not in caught.value.message
     assert len(caught.value.message) < 400
-    assert sql.is_empty(engine.store)
+    assert engine.store.is_empty()
     engine.store.close()
 
 

@@ -81,7 +81,7 @@ def test_bad_import_files_write_nothing(tmp_path: Path, content: str, message: s
     engine = Engine(open_store(tmp_path / "s.db"), "alice")
     with pytest.raises(InvalidInput, match=message):
         engine.maintenance.import_lines(io.StringIO(content))
-    assert sql.is_empty(engine.store)
+    assert engine.store.is_empty()
 
 
 def test_import_with_a_dangling_reference_is_all_or_nothing(tmp_path: Path) -> None:
@@ -93,7 +93,7 @@ def test_import_with_a_dangling_reference_is_all_or_nothing(tmp_path: Path) -> N
                                                              "user_id": "a", "role": "owner"}})]
     with pytest.raises(Exception, match="FOREIGN KEY"):
         engine.maintenance.import_lines(lines)
-    assert sql.is_empty(engine.store)
+    assert engine.store.is_empty()
 
 
 def test_import_redacts_planted_secrets(tmp_path: Path) -> None:

@@ -84,10 +84,8 @@ class PgRecallRepository(RecallRepository):
                     f"{each.format(project='p.project')} ORDER BY "
                     f"created_at DESC, {each_order} DESC LIMIT ?) b)")
             params += [list(projects), limit]
-        rows = self._store.execute(
-            f"SELECT * FROM ({sql}) AS u ORDER BY k_at DESC, k_id DESC LIMIT ?",
-            (*params, limit)).fetchall()
-        return [row[2:] for row in rows]
+        return self._all(lambda row: row[2:], f"SELECT * FROM ({sql}) AS u "
+                         "ORDER BY k_at DESC, k_id DESC LIMIT ?", (*params, limit))
 
     def _newest_matches(self, fts_table: str, table: str, alias: str, columns: str,
                         where: str, params: Sequence[Any], match: str,
@@ -97,17 +95,18 @@ class PgRecallRepository(RecallRepository):
         window = max(1, self.RECENT_WINDOW)
         matches = self._store.dialect.matches
         # the newest rows, newest first through the primary key: a match's row is read once
-        rows = self._store.execute(
+        found = self._all(
+            lambda row: row[1:],
             f"SELECT * FROM (SELECT ({where}) AS visible_, {columns} FROM (SELECT * FROM {table} "
             f"ORDER BY seq DESC LIMIT ?) {alias} WHERE {matches(fts_table, alias)} "
             f"ORDER BY {alias}.seq DESC LIMIT ?) AS s WHERE s.visible_ LIMIT ?",
-            (*params, window, match, scan_cap, limit)).fetchall()
-        found = [row[1:] for row in rows]
+            (*params, window, match, scan_cap, limit))
         if len(found) >= limit:
             return found
         # Too few in the window: unless it held the whole table or RECENT_SCAN_CAP matches,
         # the older rows follow (the planner picks the GIN index or the key for them).
-        rest = self._store.execute(
+        return found + self._all(
+            lambda row: row[1:],
             f"WITH w AS MATERIALIZED (SELECT count(*) AS rows_, min(seq) AS low, "
             f"count(*) FILTER (WHERE {matches(fts_table, 'b')}) AS hits FROM (SELECT seq, fts "
             f"FROM {table} ORDER BY seq DESC LIMIT ?) b) "
@@ -115,6 +114,4 @@ class PgRecallRepository(RecallRepository):
             f"WHERE w.rows_ = ? AND w.hits < ? AND {alias}.seq < w.low "
             f"AND {matches(fts_table, alias)} ORDER BY {alias}.seq DESC "
             f"LIMIT (SELECT greatest(? - hits, 0) FROM w)) AS s WHERE s.visible_ LIMIT ?",
-            (match, window, *params, window, scan_cap, match, scan_cap,
-             limit - len(found))).fetchall()
-        return found + [row[1:] for row in rest]
+            (match, window, *params, window, scan_cap, match, scan_cap, limit - len(found)))

@@ -372,8 +372,7 @@ class PostgresStore(StoreBackend):
 
     def schema_version(self) -> int:
         """The newest migration recorded in ``schema_migrations``."""
-        row = self.execute("SELECT max(version) FROM schema_migrations").fetchone()
-        return int(row[0] or 0)
+        return int(self.execute("SELECT max(version) FROM schema_migrations").fetchone()[0] or 0)
 
     # -- backend-neutral maintenance -------------------------------------------------------
 
