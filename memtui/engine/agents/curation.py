@@ -38,11 +38,10 @@ from memtui.engine.agents.index import (
     parse_entries,
 )
 from memtui.engine.agents.plans import (
-    ACTION_CREATE,
-    ACTION_REMOVE,
     ACTION_REPLACE,
     FileChange,
     WritePlan,
+    file_change,
     read_stamped,
 )
 from memtui.engine.agents.settings_json import (
@@ -168,7 +167,7 @@ def _forget_changes(path: Path, home: Path) -> tuple[list[FileChange], Path]:
         raise AgentInputError(f"{path}: is the index; forget the files it lists instead")
     text, stamp = read_stamped(path, root)
     changes = _index_change(folder, root, path.relative_to(folder).as_posix())
-    return [*changes, FileChange(str(path), ACTION_REMOVE, stamp, text, "")], folder
+    return [*changes, file_change(path, stamp, text, None)], folder
 
 
 def plan_forget(home: Path, file: str | os.PathLike[str]) -> WritePlan:
@@ -324,10 +323,8 @@ Appender = Callable[[str, list[str]], str]
 def target_change(target: Path, root: Path, append: Appender, bullets: list[str]
                   ) -> FileChange:
     """The change that adds ``bullets`` to ``target`` (created when it does not exist)."""
-    if os.path.lexists(target):
-        text, stamp = read_stamped(target, root)
-        return FileChange(str(target), ACTION_REPLACE, stamp, text, append(text, bullets))
-    return FileChange(str(target), ACTION_CREATE, None, "", append("", bullets))
+    text, stamp = read_stamped(target, root) if os.path.lexists(target) else (None, None)
+    return file_change(target, stamp, text, append(text or "", bullets))
 
 
 def _plan_promote(home: Path, file: str | os.PathLike[str], target: Path,
