@@ -38,7 +38,6 @@ from memtui.engine.agents.index import (
     parse_entries,
 )
 from memtui.engine.agents.plans import (
-    ACTION_REPLACE,
     FileChange,
     WritePlan,
     file_change,
@@ -156,8 +155,7 @@ def _index_change(folder: Path, root: Path, relative: str) -> list[FileChange]:
     lines = text.split("\n")
     kept = [line for line in lines if (target := line_target(line, str(folder))) is None
             or is_outside(target) or posixpath.normpath(target) != relative]
-    return [FileChange(str(index), ACTION_REPLACE, stamp, text, "\n".join(kept))
-            ] if len(kept) < len(lines) else []
+    return [file_change(index, stamp, text, "\n".join(kept))] if len(kept) < len(lines) else []
 
 
 def _forget_changes(path: Path, home: Path) -> tuple[list[FileChange], Path]:
@@ -193,7 +191,7 @@ def plan_edit(home: Path, file: str | os.PathLike[str], body: str,
     new_text = parse_front_matter(text).with_body(clean)
     notes = ("the new text was redacted",) if clean.strip() != body.strip() else ()
     return WritePlan("edit", f"rewrite {path.name}", str(root),
-                     (FileChange(str(path), ACTION_REPLACE, stamp, text, new_text),), notes)
+                     (file_change(path, stamp, text, new_text),), notes)
 
 
 def plan_redact(home: Path, *files: str | os.PathLike[str], gemini: bool = False) -> WritePlan:
@@ -212,7 +210,7 @@ def plan_redact(home: Path, *files: str | os.PathLike[str], gemini: bool = False
         if not result.findings:
             raise AgentNotFound(f"{path}: no secret found; nothing to redact")
         kinds.extend(finding.kind for finding in result.findings)
-        changes.append(FileChange(str(path), ACTION_REPLACE, stamp, text, result.text))
+        changes.append(file_change(path, stamp, text, result.text))
     where = Path(changes[0].path).name if len(changes) == 1 else f"{len(changes)} files"
     return WritePlan("redact", f"redact {len(kinds)} secret(s) ({', '.join(sorted(set(kinds)))})"
                      f" in {where}", str(real_root(home)), tuple(changes))
@@ -271,8 +269,7 @@ def plan_fix_index(home: Path, folder: Path) -> WritePlan:
     if not parts:  # a healthy index: a plan that writes nothing
         return WritePlan("fix-index", f"nothing to repair in {index_path}", str(root), (), notes)
     return WritePlan("fix-index", f"{', '.join(parts)} in {index_path}", str(root),
-                     (FileChange(str(index_path), ACTION_REPLACE, stamp, text, new_text),),
-                     notes)
+                     (file_change(index_path, stamp, text, new_text),), notes)
 
 
 def _append_under(text: str, heading: str, bullets: list[str]) -> str:
@@ -374,9 +371,8 @@ class _FactLine:
 
     def plan(self, action: str, summary: str, notes: tuple[str, ...] = ()) -> WritePlan:
         """The plan that writes ``lines`` back to the file."""
-        return WritePlan(action, f"{summary} {self.path}", str(self.root), (FileChange(
-            str(self.path), ACTION_REPLACE, self.stamp, self.text, "\n".join(self.lines)),),
-            notes)
+        return WritePlan(action, f"{summary} {self.path}", str(self.root), (file_change(
+            self.path, self.stamp, self.text, "\n".join(self.lines)),), notes)
 
 
 def _fact_line(home: Path, fact: str, context_file: str | None,
@@ -473,8 +469,7 @@ def plan_promote_index_fact(home: Path, fact: str) -> WritePlan:
         chosen, f"no MEMORY.md bullet matching {wanted[:60]!r} in {home / TMP_DIR}",
         f"MEMORY.md bullets match {wanted[:60]!r}; be more precise")
     lines = old.split("\n")  # the text the line was found in; its stamp guards the write
-    new_index = FileChange(str(index), ACTION_REPLACE, stamp, old,
-                           "\n".join(lines[:line] + lines[line + 1:]))
+    new_index = file_change(index, stamp, old, "\n".join(lines[:line] + lines[line + 1:]))
     target = global_file(home)
     clean = redact(text)
     added = target_change(target, root, append_global, [clean])
