@@ -124,7 +124,6 @@ class EditSource:
     """What an edit starts from: the text to edit (a topic's body without its front matter,
     or one added memory), redacted, and the stamp of the file as it was read."""
 
-    path: str
     text: str
     """Redacted: an edit writes redacted text anyway, so a secret is never shown kept."""
     kept: tuple[str, ...]
@@ -142,8 +141,7 @@ def edit_source(home: Path, file: str | os.PathLike[str]) -> EditSource:
     text, stamp = read_stamped(path, real_root(home))
     parsed = parse_front_matter(text)  # an edit replaces the body, the front matter kept
     redacted, kinds = _redacted((parsed.body if parsed.closed else text).strip())
-    return EditSource(str(path), redacted, tuple(parsed.fields) if parsed.closed else (), kinds,
-                      stamp)
+    return EditSource(redacted, tuple(parsed.fields) if parsed.closed else (), kinds, stamp)
 
 
 def _index_change(folder: Path, root: Path, relative: str) -> list[FileChange]:
@@ -410,7 +408,7 @@ def fact_edit_source(home: Path, fact: str, context_file: str | None = None
     found = _fact_line(home, fact, context_file)
     value = found.lines[found.chosen].strip()[2:].strip()
     redacted, kinds = _redacted(value)
-    return EditSource(str(found.path), redacted, (), kinds, found.stamp, fact=value)
+    return EditSource(redacted, (), kinds, found.stamp, fact=value)
 
 
 def plan_edit_fact(home: Path, fact: str, new_text: str,
