@@ -133,7 +133,9 @@ def count_gemini_inbox(home: str | os.PathLike[str] | None = None, *,
     return len(read_gemini_inbox(home, env=env).patches)
 
 
-def _written(plan: WritePlan, review: PatchReview) -> AppliedPlan:
+def _written(plan: WritePlan | None, review: PatchReview, refused: str) -> AppliedPlan:
+    if plan is None:
+        raise AgentInputError(f"{review.name}: {refused}")
     try:
         return apply_plan(plan, True)
     except ChangedSinceRead as error:
@@ -147,15 +149,11 @@ def _written(plan: WritePlan, review: PatchReview) -> AppliedPlan:
 
 def apply_reviewed(review: PatchReview) -> AppliedPlan:
     """Apply a patch as it was read; refused when it cannot be, or it or its files changed since."""
-    if review.apply is None:
-        raise AgentInputError(f"{review.name}: cannot be applied ({review.problem}); "
-                              "dismiss it instead")
-    return _written(review.apply, review)
+    return _written(review.apply, review,
+                    f"cannot be applied ({review.problem}); dismiss it instead")
 
 
 def dismiss_reviewed(review: PatchReview) -> AppliedPlan:
     """Remove a patch unapplied (also a malformed one); refused when it changed since."""
-    if review.dismiss is None:
-        raise AgentInputError(f"{review.name}: cannot be removed safely ({review.problem})")
-    return _written(review.dismiss, review)
+    return _written(review.dismiss, review, f"cannot be removed safely ({review.problem})")
 
