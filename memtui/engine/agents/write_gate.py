@@ -95,8 +95,7 @@ def after_call(tool: str, tool_input: dict[str, Any], current: str | None) -> st
     crlf = _crlf(current)
     text = (current or "").replace("\r\n", "\n")
     for edit in _edits(tool, tool_input):
-        old, new = _text(edit.get("old_string"), "old_string"), _text(edit.get("new_string"),
-                                                                       "new_string")
+        old, new = (_text(edit.get(key), key) for key in ("old_string", "new_string"))
         if crlf:
             old, new = old.replace("\r\n", "\n"), new.replace("\r\n", "\n")
         if not old:
