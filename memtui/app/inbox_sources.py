@@ -296,8 +296,7 @@ class GeminiPatches(InboxSource):
         """Every patch waiting in the Gemini home, oldest first (none without a home)."""
         from memtui.engine.agents.gemini_review import review_gemini_inbox
 
-        review = _gemini_home(review_gemini_inbox, self.home)
-        return [self._entry(item) for item in review.patches]
+        return [self._entry(item) for item in _gemini_home(review_gemini_inbox, self.home)]
 
     def count(self, engine: Engine) -> int:
         """How many patches wait (malformed ones included: they are rows too)."""

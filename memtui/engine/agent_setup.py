@@ -220,17 +220,6 @@ def _top_object(path: Path, text: str | None, key: str, allow_comments: bool = F
     return top, value
 
 
-def _put(path: Path, text: str | None, top: TopLevel | None, key: str,
-         value: dict[str, Any] | None) -> str:
-    """The text with top-level ``key`` set to ``value`` (None: taken out), the rest kept."""
-    if top is None or text is None:
-        return json.dumps({key: value}, indent=JSON_INDENT, ensure_ascii=False) + "\n" \
-            if value is not None else ""
-    if value is None:
-        return remove_top_level(text, key, str(path), top)
-    return set_top_level(text, key, value, str(path), top)
-
-
 def merge_mcp_json(path: Path, text: str | None, action: str,
                    extra: list[str] | None = None, command: Command = DEFAULT_COMMAND,
                    always_load: bool = False, allow_comments: bool = False) -> tuple[str, str]:
@@ -421,8 +410,13 @@ def _put_members(path: Path, text: str | None, top: TopLevel | None, key: str,
     """The text with the top-level object ``key`` changed from ``old`` to ``new``: only the
     members that differ set, the others' bytes (the user's own) kept; the whole object when
     it is new or goes."""
-    if text is None or top is None or not old or not new:
-        return _put(path, text, top, key, new or None)
+    if text is None or top is None:
+        return json.dumps({key: new}, indent=JSON_INDENT, ensure_ascii=False) + "\n" \
+            if new else ""
+    if not new:
+        return remove_top_level(text, key, str(path), top)
+    if not old:
+        return set_top_level(text, key, new, str(path), top)
     for name in [name for name in {**old, **new} if old.get(name) != new.get(name)]:
         text = set_member(text, key, name, new.get(name), str(path), top)
         top = None  # the text changed: scanned again

@@ -172,7 +172,7 @@ def test_the_inbox_reads_project_settings_once_per_review_and_not_to_count(
     assert read.count(own) == 1
     row_entries("gemini", gemini.home, "app", str(gemini.memory("app")))
     assert read.count(own) == 1  # a row reads its own project's settings only
-    assert {item.name: item.files for item in review.patches if item.tier == "global"} == {
+    assert {item.name: item.files for item in review if item.tier == "global"} == {
         "app:global/0001-tz.patch": ("GEMINI.md",), "web:global/0001-x.patch": ("AGENTS.md",)}
 
 
@@ -183,7 +183,7 @@ def test_a_review_judges_global_patches_with_its_own_env(gemini: GeminiFixture) 
                f"@@ -1,1 +1,2 @@\n - {AGENTS_FACT}\n+- x\n")
     for env, applies in (({}, True), ({TRUST_WORKSPACE_ENV: "false"}, False)):
         review = review_gemini_inbox(gemini.home, env=env)
-        (web,) = [item for item in review.patches if item.project_slug == "web"]
+        (web,) = [item for item in review if item.project_slug == "web"]
         assert (web.apply is not None) is applies, web.problem
 
 

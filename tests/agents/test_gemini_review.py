@@ -24,7 +24,7 @@ from memtui.engine.agents.gemini_review import (
 
 
 def _by_name(home: Path) -> dict[str, PatchReview]:
-    return {review.name: review for review in review_gemini_inbox(home, env={}).patches}
+    return {review.name: review for review in review_gemini_inbox(home, env={})}
 
 
 def test_the_light_listing_agrees_with_the_full_reader(gemini: GeminiFixture) -> None:
@@ -138,6 +138,6 @@ def test_patches_are_listed_oldest_first(gemini: GeminiFixture) -> None:
     for number, name in enumerate(("private/0003-broken.patch", "global/0001-tz.patch",
                                    "private/0002-stale.patch", "private/0001-ci.patch")):
         os.utime(inbox / name, (1_700_000_000 + number, 1_700_000_000 + number))
-    names = [review.name for review in review_gemini_inbox(gemini.home, env={}).patches]
+    names = [review.name for review in review_gemini_inbox(gemini.home, env={})]
     assert names == ["app:private/0003-broken.patch", "app:global/0001-tz.patch",
                      "app:private/0002-stale.patch", "app:private/0001-ci.patch"]

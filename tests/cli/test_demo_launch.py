@@ -43,7 +43,7 @@ def test_the_demo_removes_its_temporary_folder(temp_folder: Path,
         seen["exists"] = Path(ctx.args.db).is_file() and Path(ctx.args.codex_home).is_dir()
         seen["homes"] = (Path(ctx.args.claude_home), Path(ctx.args.gemini_home))
         seen["patches"] = [review.name for review in
-                           review_gemini_inbox(ctx.args.gemini_home, env={}).patches
+                           review_gemini_inbox(ctx.args.gemini_home, env={})
                            if review.apply is not None]
         if fails:
             raise RuntimeError("the app crashed")

@@ -140,14 +140,6 @@ def resolve_switches(switches: list[Switch]) -> tuple[tuple[Switch, ...], bool]:
         else True
 
 
-def _transcripts(folder: Path) -> list[Path]:
-    try:
-        names = os.listdir(folder)
-    except OSError:
-        return []
-    return [folder / name for name in names if name.endswith(TRANSCRIPT_SUFFIX)]
-
-
 def transcript_cwd(paths: list[Path], root: Path) -> str | None:
     """The ``cwd`` the newest transcripts record (main sessions before sub-agents)."""
     def order(path: Path) -> tuple[bool, float]:
@@ -192,7 +184,11 @@ def _project_row(folder: Path, root: Path, user_switches: list[Switch],
                  scan_instructions: bool, instructions: InstructionScan) -> AgentProject:
     slug = folder.name
     problems: list[Problem] = []
-    transcripts = _transcripts(folder)
+    try:
+        transcripts = [folder / name for name in os.listdir(folder)
+                       if name.endswith(TRANSCRIPT_SUFFIX)]
+    except OSError:
+        transcripts = []
     cwd = transcript_cwd(transcripts, root)
     if cwd is not None and not claude_slug_matches(slug, cwd):
         # a renamed project or a worktree: the transcripts' cwd wins, the mismatch is told

@@ -38,11 +38,9 @@ from memtui.engine.agents.index import (
     parse_entries,
 )
 from memtui.engine.agents.plans import (
-    ACTION_CREATE,
-    ACTION_REMOVE,
-    ACTION_REPLACE,
     FileChange,
     WritePlan,
+    file_change,
     read_stamped,
 )
 from memtui.engine.agents.settings_json import (
@@ -126,7 +124,6 @@ class EditSource:
     """What an edit starts from: the text to edit (a topic's body without its front matter,
     or one added memory), redacted, and the stamp of the file as it was read."""
 
-    path: str
     text: str
     """Redacted: an edit writes redacted text anyway, so a secret is never shown kept."""
     kept: tuple[str, ...]
@@ -144,8 +141,7 @@ def edit_source(home: Path, file: str | os.PathLike[str]) -> EditSource:
     text, stamp = read_stamped(path, real_root(home))
     parsed = parse_front_matter(text)  # an edit replaces the body, the front matter kept
     redacted, kinds = _redacted((parsed.body if parsed.closed else text).strip())
-    return EditSource(str(path), redacted, tuple(parsed.fields) if parsed.closed else (), kinds,
-                      stamp)
+    return EditSource(redacted, tuple(parsed.fields) if parsed.closed else (), kinds, stamp)
 
 
 def _index_change(folder: Path, root: Path, relative: str) -> list[FileChange]:
@@ -157,8 +153,7 @@ def _index_change(folder: Path, root: Path, relative: str) -> list[FileChange]:
     lines = text.split("\n")
     kept = [line for line in lines if (target := line_target(line, str(folder))) is None
             or is_outside(target) or posixpath.normpath(target) != relative]
-    return [FileChange(str(index), ACTION_REPLACE, stamp, text, "\n".join(kept))
-            ] if len(kept) < len(lines) else []
+    return [file_change(index, stamp, text, "\n".join(kept))] if len(kept) < len(lines) else []
 
 
 def _forget_changes(path: Path, home: Path) -> tuple[list[FileChange], Path]:
@@ -168,7 +163,7 @@ def _forget_changes(path: Path, home: Path) -> tuple[list[FileChange], Path]:
         raise AgentInputError(f"{path}: is the index; forget the files it lists instead")
     text, stamp = read_stamped(path, root)
     changes = _index_change(folder, root, path.relative_to(folder).as_posix())
-    return [*changes, FileChange(str(path), ACTION_REMOVE, stamp, text, "")], folder
+    return [*changes, file_change(path, stamp, text, None)], folder
 
 
 def plan_forget(home: Path, file: str | os.PathLike[str]) -> WritePlan:
@@ -194,7 +189,7 @@ def plan_edit(home: Path, file: str | os.PathLike[str], body: str,
     new_text = parse_front_matter(text).with_body(clean)
     notes = ("the new text was redacted",) if clean.strip() != body.strip() else ()
     return WritePlan("edit", f"rewrite {path.name}", str(root),
-                     (FileChange(str(path), ACTION_REPLACE, stamp, text, new_text),), notes)
+                     (file_change(path, stamp, text, new_text),), notes)
 
 
 def plan_redact(home: Path, *files: str | os.PathLike[str], gemini: bool = False) -> WritePlan:
@@ -213,7 +208,7 @@ def plan_redact(home: Path, *files: str | os.PathLike[str], gemini: bool = False
         if not result.findings:
             raise AgentNotFound(f"{path}: no secret found; nothing to redact")
         kinds.extend(finding.kind for finding in result.findings)
-        changes.append(FileChange(str(path), ACTION_REPLACE, stamp, text, result.text))
+        changes.append(file_change(path, stamp, text, result.text))
     where = Path(changes[0].path).name if len(changes) == 1 else f"{len(changes)} files"
     return WritePlan("redact", f"redact {len(kinds)} secret(s) ({', '.join(sorted(set(kinds)))})"
                      f" in {where}", str(real_root(home)), tuple(changes))
@@ -272,8 +267,7 @@ def plan_fix_index(home: Path, folder: Path) -> WritePlan:
     if not parts:  # a healthy index: a plan that writes nothing
         return WritePlan("fix-index", f"nothing to repair in {index_path}", str(root), (), notes)
     return WritePlan("fix-index", f"{', '.join(parts)} in {index_path}", str(root),
-                     (FileChange(str(index_path), ACTION_REPLACE, stamp, text, new_text),),
-                     notes)
+                     (file_change(index_path, stamp, text, new_text),), notes)
 
 
 def _append_under(text: str, heading: str, bullets: list[str]) -> str:
@@ -324,10 +318,8 @@ Appender = Callable[[str, list[str]], str]
 def target_change(target: Path, root: Path, append: Appender, bullets: list[str]
                   ) -> FileChange:
     """The change that adds ``bullets`` to ``target`` (created when it does not exist)."""
-    if os.path.lexists(target):
-        text, stamp = read_stamped(target, root)
-        return FileChange(str(target), ACTION_REPLACE, stamp, text, append(text, bullets))
-    return FileChange(str(target), ACTION_CREATE, None, "", append("", bullets))
+    text, stamp = read_stamped(target, root) if os.path.lexists(target) else (None, None)
+    return file_change(target, stamp, text, append(text or "", bullets))
 
 
 def _plan_promote(home: Path, file: str | os.PathLike[str], target: Path,
@@ -377,9 +369,8 @@ class _FactLine:
 
     def plan(self, action: str, summary: str, notes: tuple[str, ...] = ()) -> WritePlan:
         """The plan that writes ``lines`` back to the file."""
-        return WritePlan(action, f"{summary} {self.path}", str(self.root), (FileChange(
-            str(self.path), ACTION_REPLACE, self.stamp, self.text, "\n".join(self.lines)),),
-            notes)
+        return WritePlan(action, f"{summary} {self.path}", str(self.root), (file_change(
+            self.path, self.stamp, self.text, "\n".join(self.lines)),), notes)
 
 
 def _fact_line(home: Path, fact: str, context_file: str | None,
@@ -417,7 +408,7 @@ def fact_edit_source(home: Path, fact: str, context_file: str | None = None
     found = _fact_line(home, fact, context_file)
     value = found.lines[found.chosen].strip()[2:].strip()
     redacted, kinds = _redacted(value)
-    return EditSource(str(found.path), redacted, (), kinds, found.stamp, fact=value)
+    return EditSource(redacted, (), kinds, found.stamp, fact=value)
 
 
 def plan_edit_fact(home: Path, fact: str, new_text: str,
@@ -476,8 +467,7 @@ def plan_promote_index_fact(home: Path, fact: str) -> WritePlan:
         chosen, f"no MEMORY.md bullet matching {wanted[:60]!r} in {home / TMP_DIR}",
         f"MEMORY.md bullets match {wanted[:60]!r}; be more precise")
     lines = old.split("\n")  # the text the line was found in; its stamp guards the write
-    new_index = FileChange(str(index), ACTION_REPLACE, stamp, old,
-                           "\n".join(lines[:line] + lines[line + 1:]))
+    new_index = file_change(index, stamp, old, "\n".join(lines[:line] + lines[line + 1:]))
     target = global_file(home)
     clean = redact(text)
     added = target_change(target, root, append_global, [clean])

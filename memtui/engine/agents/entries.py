@@ -169,11 +169,9 @@ def folder_entries(folder: Path, root: Path, *, limited: bool = True,
     rest = sorted((item for item in scan.files if item.relative not in used),
                   key=lambda item: item.relative)
     logs = [item for item in rest if item.role == ENTRY_LOG][::-1]  # the newest day first
-    entries.extend(_file_entry(item, ENTRY_TOPIC if item.role == ENTRY_TOPIC else ENTRY_FILE,
-                               secrets[item.path])
-                   for item in sorted(rest, key=lambda item: item.role != ENTRY_TOPIC)
-                   if item.role != ENTRY_LOG)
-    entries.extend(_file_entry(item, ENTRY_LOG, secrets[item.path]) for item in logs)
+    others = sorted((item for item in rest if item.role != ENTRY_LOG),
+                    key=lambda item: item.role != ENTRY_TOPIC)  # topics, then other files
+    entries.extend(_file_entry(item, item.role, secrets[item.path]) for item in others + logs)
     return entries, list(scan.problems)
 
 

@@ -264,17 +264,16 @@ class GeminiInbox:
     projects: Mapping[str, str]
     """Project folder slug -> the project's path, where ``.project_root`` or projects.json
     names it."""
-    problems: tuple[Problem, ...]
 
 
 def read_gemini_inbox(home: str | os.PathLike[str] | None = None, *,
                       env: Mapping[str, str] | None = None) -> GeminiInbox:
     """Every pending patch of a Gemini CLI home, reading only the inbox folders and what names
-    the projects (no project's settings); every bad item is one problem."""
+    the projects (no project's settings); a folder that cannot be read is left out."""
     environ = os.environ if env is None else env
     home_path = resolve_gemini_home(home, environ)
     if not home_path.is_dir():
-        return GeminiInbox(str(home_path), False, (), {}, ())
+        return GeminiInbox(str(home_path), False, (), {})
     problems: list[Problem] = []
     with folder_cache():
         root = real_root(home_path)
@@ -286,7 +285,7 @@ def read_gemini_inbox(home: str | os.PathLike[str] | None = None, *,
             memory = folder / MEMORY_DIR
             if memory.is_dir() and not memory.is_symlink():
                 patches.extend(list_inbox(memory, root, folder.name, problems))
-    return GeminiInbox(str(home_path), True, tuple(patches), projects, tuple(problems))
+    return GeminiInbox(str(home_path), True, tuple(patches), projects)
 
 
 def list_gemini_inbox(home: str | os.PathLike[str] | None = None) -> list[InboxPatch]:

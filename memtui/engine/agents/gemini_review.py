@@ -21,7 +21,7 @@ from memtui.engine.agents.inbox import (
     plan_apply_patch,
     plan_dismiss_patch,
 )
-from memtui.engine.agents.models import InboxPatch, Problem
+from memtui.engine.agents.models import InboxPatch
 from memtui.engine.agents.plans import (
     ACTION_REMOVE,
     AppliedPlan,
@@ -41,7 +41,6 @@ class PatchReview:
     """One pending Gemini CLI patch, read for a decision."""
 
     patch: InboxPatch
-    home: str
     name: str
     """``[<slug>:]<scope>/<file>``: the reference ``memtui gemini inbox apply|dismiss`` takes."""
     relative: str
@@ -109,25 +108,15 @@ def review_patch(home: Path, patch: InboxPatch, projects: Mapping[str, str],
             problem = error.message
     files = tuple(display_path(change.path, apply.root) for change in apply.changes
                   if change.path != patch.path) if apply else ()
-    return PatchReview(patch=patch, home=str(home), name=name, relative=relative,
+    return PatchReview(patch=patch, name=name, relative=relative,
                        project_slug=slug, project_path=projects.get(slug) if slug else None,
                        proposed_at=_mtime(patch.path), files=files, apply=apply,
                        dismiss=dismiss, problem=problem, diff=apply.diff() if apply else "",
                        secrets=_added_secrets(apply) if apply else ())
 
 
-@dataclass(frozen=True)
-class GeminiReview:
-    """Every pending patch of a Gemini CLI home, read for decisions, oldest first."""
-
-    home: str
-    home_found: bool
-    patches: tuple[PatchReview, ...]
-    problems: tuple[Problem, ...]
-
-
 def review_gemini_inbox(home: str | os.PathLike[str] | None = None, *,
-                        env: Mapping[str, str] | None = None) -> GeminiReview:
+                        env: Mapping[str, str] | None = None) -> list[PatchReview]:
     """Every pending patch of a Gemini CLI home read with its write plans, oldest first."""
     inbox = read_gemini_inbox(home, env=env)
     home_path = Path(inbox.home)
@@ -135,8 +124,7 @@ def review_gemini_inbox(home: str | os.PathLike[str] | None = None, *,
         patch.scope == SCOPE_GLOBAL for patch in inbox.patches) else None
     reviews = [review_patch(home_path, patch, inbox.projects, names)
                for patch in inbox.patches]
-    reviews.sort(key=lambda item: (item.proposed_at or "", item.relative))
-    return GeminiReview(inbox.home, inbox.home_found, tuple(reviews), inbox.problems)
+    return sorted(reviews, key=lambda item: (item.proposed_at or "", item.relative))
 
 
 def count_gemini_inbox(home: str | os.PathLike[str] | None = None, *,
@@ -145,7 +133,9 @@ def count_gemini_inbox(home: str | os.PathLike[str] | None = None, *,
     return len(read_gemini_inbox(home, env=env).patches)
 
 
-def _written(plan: WritePlan, review: PatchReview) -> AppliedPlan:
+def _written(plan: WritePlan | None, review: PatchReview, refused: str) -> AppliedPlan:
+    if plan is None:
+        raise AgentInputError(f"{review.name}: {refused}")
     try:
         return apply_plan(plan, True)
     except ChangedSinceRead as error:
@@ -159,15 +149,11 @@ def _written(plan: WritePlan, review: PatchReview) -> AppliedPlan:
 
 def apply_reviewed(review: PatchReview) -> AppliedPlan:
     """Apply a patch as it was read; refused when it cannot be, or it or its files changed since."""
-    if review.apply is None:
-        raise AgentInputError(f"{review.name}: cannot be applied ({review.problem}); "
-                              "dismiss it instead")
-    return _written(review.apply, review)
+    return _written(review.apply, review,
+                    f"cannot be applied ({review.problem}); dismiss it instead")
 
 
 def dismiss_reviewed(review: PatchReview) -> AppliedPlan:
     """Remove a patch unapplied (also a malformed one); refused when it changed since."""
-    if review.dismiss is None:
-        raise AgentInputError(f"{review.name}: cannot be removed safely ({review.problem})")
-    return _written(review.dismiss, review)
+    return _written(review.dismiss, review, f"cannot be removed safely ({review.problem})")
 

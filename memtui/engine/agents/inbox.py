@@ -24,14 +24,7 @@ from memtui.engine.agents.patches import (
     parse_patch,
     patch_counts,
 )
-from memtui.engine.agents.plans import (
-    ACTION_CREATE,
-    ACTION_REMOVE,
-    ACTION_REPLACE,
-    FileChange,
-    WritePlan,
-    read_stamped,
-)
+from memtui.engine.agents.plans import FileChange, WritePlan, file_change, read_stamped
 from memtui.engine.agents.settings_json import context_path, refuse_gemini_own
 from memtui.engine.safe_files import FileStamp, real_root
 from memtui.errors import UnsafePath
@@ -162,10 +155,8 @@ def plan_apply_patch(home: Path, ref: str, names: ContextNames | None = None) ->
         except PatchError as error:
             raise AgentInputError(f"{path}: does not apply ({error}); nothing was changed") \
                 from None
-        action = ACTION_REMOVE if new is None else ACTION_CREATE if old is None else \
-            ACTION_REPLACE
-        changes.append(FileChange(str(named), action, old_stamp, old or "", new or ""))
-    changes.append(FileChange(str(path), ACTION_REMOVE, stamp, "", ""))
+        changes.append(file_change(named, old_stamp, old, new))
+    changes.append(file_change(path, stamp, "", None))
     targets = ", ".join(item.target for item in parsed)
     return WritePlan("inbox-apply", f"apply {path.name} to {targets} and remove it from the "
                      "inbox", str(root), tuple(changes))
@@ -176,5 +167,4 @@ def plan_dismiss_patch(home: Path, ref: str) -> WritePlan:
     root = real_root(home)
     path, _text, stamp, _parts = _read_patch(home, ref)
     return WritePlan("inbox-dismiss", f"dismiss {path.name} (remove it from the inbox "
-                     "unapplied)", str(root), (FileChange(str(path), ACTION_REMOVE, stamp, "",
-                                                           ""),))
+                     "unapplied)", str(root), (file_change(path, stamp, "", None),))

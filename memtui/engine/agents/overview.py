@@ -148,9 +148,8 @@ def claude_rows(home: ClaudeHome) -> tuple[AgentHomeInfo, list[AgentRow]]:
 def gemini_rows(home: GeminiHome, env: dict[str, str] | None = None
                 ) -> tuple[AgentHomeInfo, list[AgentRow]]:
     """The Gemini CLI home's info and rows (the global tier first)."""
-    trust = read_folder_trust(home.home, [row.project for row in home.projects
-                                          if row.project], env=env) \
-        if home.home_found else None
+    projects = [row.project for row in home.projects if row.project]
+    trust = read_folder_trust(home.home, projects, env=env) if home.home_found else None
     info = AgentHomeInfo(AGENT_GEMINI, home.home, home.home_found, home.auto_memory,
                          home.switches, home.instructions, home.secrets, home.problems,
                          folder_trust=trust)

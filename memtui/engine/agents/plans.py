@@ -48,6 +48,13 @@ class FileChange:
     new_text: str
 
 
+def file_change(path: str | Path, stamp: FileStamp | None, old: str | None, new: str | None
+                ) -> FileChange:
+    """Writing ``new`` (None: removing the file) over ``old`` (None: there is none)."""
+    action = ACTION_REMOVE if new is None else ACTION_CREATE if old is None else ACTION_REPLACE
+    return FileChange(str(path), action, stamp, old or "", new or "")
+
+
 @dataclass(frozen=True)
 class WritePlan:
     """What a curation would write, in order, inside ``root``."""

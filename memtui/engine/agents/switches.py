@@ -15,7 +15,7 @@ from memtui.engine.agents import claude, settings_json
 from memtui.engine.agents.errors import AGENT_FILES, AgentInputError
 from memtui.engine.agents.gemini_projects import SWITCH_AUTO_MEMORY, project_switches
 from memtui.engine.agents.models import AGENT_GEMINI
-from memtui.engine.agents.plans import ACTION_CREATE, ACTION_REPLACE, FileChange, WritePlan
+from memtui.engine.agents.plans import WritePlan, file_change
 from memtui.engine.agents.settings_json import MAX_SETTINGS_BYTES, parse_settings
 from memtui.engine.json_splice import comments
 from memtui.engine.safe_files import real_root
@@ -47,8 +47,7 @@ def plan_switch(settings_path: Path, root: Path, keys: tuple[str, ...], on: bool
     if not os.path.lexists(settings_path):
         text = json.dumps(_set({}, keys, on), indent=JSON_INDENT) + "\n"
         return WritePlan("switch", f"create {settings_path} with {name} = {str(on).lower()}",
-                         str(real), (FileChange(str(settings_path), ACTION_CREATE, None, "",
-                                                text),))
+                         str(real), (file_change(settings_path, None, None, text),))
     old, stamp = AGENT_FILES.read_text_stamped(settings_path, real, MAX_SETTINGS_BYTES)
     try:
         settings = parse_settings(old) if old.strip() else {}
@@ -63,7 +62,7 @@ def plan_switch(settings_path: Path, root: Path, keys: tuple[str, ...], on: bool
         raise AgentInputError(f"{settings_path}: {name} is already {word}")
     return WritePlan("switch", f"turn auto memory {word} ({name} = {str(on).lower()}) in "
                      f"{settings_path}, keeping every other key", str(real),
-                     (FileChange(str(settings_path), ACTION_REPLACE, stamp, old, new),))
+                     (file_change(settings_path, stamp, old, new),))
 
 
 def plan_auto_memory(agent: str, home: Path, on: bool, project: str | None = None,

@@ -34,13 +34,7 @@ from memtui.engine.agents.index import (
     line_target,
     loaded_cut,
 )
-from memtui.engine.agents.plans import (
-    ACTION_CREATE,
-    ACTION_REPLACE,
-    FileChange,
-    WritePlan,
-    apply_plan,
-)
+from memtui.engine.agents.plans import FileChange, WritePlan, apply_plan, file_change
 from memtui.engine.base import EngineArea
 from memtui.engine.safe_files import FileStamp, real_root
 from memtui.engine.settings import GATE_SETTING, load_settings
@@ -101,8 +95,7 @@ def after_call(tool: str, tool_input: dict[str, Any], current: str | None) -> st
     crlf = _crlf(current)
     text = (current or "").replace("\r\n", "\n")
     for edit in _edits(tool, tool_input):
-        old, new = _text(edit.get("old_string"), "old_string"), _text(edit.get("new_string"),
-                                                                       "new_string")
+        old, new = (_text(edit.get(key), key) for key in ("old_string", "new_string"))
         if crlf:
             old, new = old.replace("\r\n", "\n"), new.replace("\r\n", "\n")
         if not old:
@@ -152,13 +145,6 @@ def _unstamped(content: str, session: str | None) -> str:
     return _METADATA_BLANK.sub(METADATA_KEY + ":", _MODIFIED_LINES.sub("", head)) + body
 
 
-def _earlier_tombstone(path: str, after: str, session: str | None) -> str:
-    """The mark an earlier memtui left for the same write (stamped as Claude Code 2.1.197
-    does), so that a rejection then holds now."""
-    text = claude_memory_text(after, session or "", OLDEST) if path.endswith(".md") else after
-    return _mark(path, _without_session(text, session))
-
-
 def _read(path: str, folder: str) -> tuple[str | None, FileStamp | None]:
     """The file's text and stamp now (None, None: there is none), read inside its folder."""
     if not os.path.lexists(path):
@@ -171,13 +157,8 @@ def _read(path: str, folder: str) -> tuple[str | None, FileStamp | None]:
 def _diff(row: AgentWrite, current: str | None) -> str:
     """The held text against the file now (redacted), as a diff."""
     shown = None if current is None else redact(current)
-    return WritePlan("gate", "", row.memory_dir, (_change(row, shown, None),)).diff()
-
-
-def _change(row: AgentWrite, current: str | None, stamp: FileStamp | None) -> FileChange:
-    """Writing the held text over the file (``current`` None: there is none)."""
-    return FileChange(row.path, ACTION_CREATE if current is None else ACTION_REPLACE, stamp,
-                      current or "", row.content)
+    return WritePlan("gate", "", row.memory_dir,
+                     (file_change(row.path, None, shown, row.content),)).diff()
 
 
 def saved_text(path: str, tool: str, after: str, current: str | None, session: str | None,
@@ -311,8 +292,10 @@ class WriteGateApi(EngineArea):
                          None if current is None else _sha(current), "", now, now)
         same = _unstamped(text, session)
         with self._store.transaction():
+            earlier = saved_text(path, "Write", cleaned, None, session, OLDEST, "")
+            # an earlier memtui marked the write as Claude Code 2.1.197 stamps it
             if any(self._store.memories.is_forgotten_source(mark) for mark in (
-                    _mark(path, same), _earlier_tombstone(path, cleaned, session))):
+                    _mark(path, same), _mark(path, _without_session(earlier, session)))):
                 return None
             for waiting in self._store.agent_writes.waiting_for(self.actor, path):
                 if _unstamped(waiting.content, waiting.session_id) == same:
@@ -366,8 +349,7 @@ class WriteGateApi(EngineArea):
         fields = parse_front_matter(row.content).fields
         line = index_line(relative, fields.get("name"), fields.get("description"))
         joined = (text or "") + ("\n" if text and not text.endswith("\n") else "") + line + "\n"
-        return FileChange(str(index), ACTION_REPLACE if stamp else ACTION_CREATE, stamp,
-                          text or "", joined)
+        return file_change(index, stamp, text, joined)
 
     def _meter(self, row: AgentWrite) -> IndexMeter:
         index = str(Path(row.memory_dir) / INDEX_FILE)
@@ -405,7 +387,7 @@ class WriteGateApi(EngineArea):
                     content, "the memory file", max_bytes=MAX_FILE_BYTES, allow_empty=True),
                     None, row.session_id, ClaudeStamp.of_text(row.content), self._store.now()))
             index = self._index_change(row, index_text, index_stamp)
-            change = _change(row, current, stamp)
+            change = file_change(row.path, stamp, current, row.content)
             apply_plan(WritePlan("approve", f"write {row.path}", str(real_root(row.memory_dir)),
                                  (change,) if index is None else (index, change)), True)
             self._store.agent_writes.delete(row.id)
