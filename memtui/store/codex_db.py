@@ -26,6 +26,7 @@ from memtui.store.codex_models import (
     LAYOUT_STATE_DB,
     LAYOUT_UNKNOWN,
     STAGE1_JOB_KIND,
+    TIME_ANNOTATION,
     CodexDbRead,
     CodexDbSnapshot,
     CodexLayout,
@@ -202,7 +203,7 @@ def _blank_none(value: object) -> str | None:
 
 _READERS: dict[str, Callable[[object], object]] = {
     "str": lambda value: _as_text(value) or "", "str | None": _as_text, "int | None": _as_int,
-    "bool": lambda value: bool(_as_int(value) or 0)}
+    TIME_ANNOTATION: _as_int, "bool": lambda value: bool(_as_int(value) or 0)}
 """How a column is read into a row dataclass's field, by the field's annotation."""
 
 
@@ -354,7 +355,7 @@ def detect_layout(sqlite_home: Path, busy_timeout_s: float = DEFAULT_READ_BUSY_T
     return CodexLayout(LAYOUT_NONE, state, memories, None, memories_v2)
 
 
-def _read_threads(conn: sqlite3.Connection, max_rows: int) -> tuple[ThreadRow, ...]:
+def _read_threads(conn: sqlite3.Connection, max_rows: int) -> tuple[ThreadRow[int], ...]:
     if THREADS_TABLE not in _schema_tables(conn, "main"):
         return ()
     rows = _select(conn, THREADS_TABLE, ThreadRow, "id", max_rows, key_column="id")
@@ -367,7 +368,7 @@ def read_codex_dbs(sqlite_home: Path, *, busy_timeout_s: float = DEFAULT_READ_BU
     raises for a database problem (each is in ``memory_error`` / ``threads_error``)."""
     layout = detect_layout(sqlite_home, busy_timeout_s)
     state_path = Path(layout.state.path)
-    threads: tuple[ThreadRow, ...] = ()
+    threads: tuple[ThreadRow[int], ...] = ()
     threads_error: str | None = layout.state.error
     if layout.state.exists and layout.state.error is None:
         try:

@@ -29,8 +29,8 @@ CREATE TABLE consolidation_progress (
 """
 
 
-def create_demo_codex_db(path: Path, outputs: Sequence[Stage1Row],
-                         jobs: Sequence[JobRow]) -> Path:
+def create_demo_codex_db(path: Path, outputs: Sequence[Stage1Row[int]],
+                         jobs: Sequence[JobRow[int]]) -> Path:
     """Create ``path`` (which must not exist) with Codex's tables and these rows."""
     if path.exists():
         raise FileExistsError(f"{path}: already exists")

@@ -1,34 +1,40 @@
-"""Plain rows read from Codex's databases, times in unix seconds as Codex stores them."""
+"""Plain rows read from Codex's databases, times in unix seconds as Codex stores them (the
+engine's models extend the same rows with the times as ISO text)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Generic, TypeVar
 
 STAGE1_JOB_KIND = "memory_stage1"
 """Job kind of a per-thread stage-1 extraction; its ``job_key`` is the thread id."""
 CONSOLIDATE_JOB_KIND = "memory_consolidate_global"
 """Job kind of the global consolidation (phase 2); its ``job_key`` is ``global``."""
 GLOBAL_JOB_KEY = "global"
+Time = TypeVar("Time", int, str)
+"""A row's time: ``int`` (unix seconds) as read, ``str`` (ISO) in the engine's models."""
+TIME_ANNOTATION = "Time | None"
+"""The annotation of a time field (the module's annotations are text)."""
 
 
 @dataclass(frozen=True)
-class Stage1Row:
+class Stage1Row(Generic[Time]):
     """One row of ``stage1_outputs``: the stage-1 memory Codex extracted from one thread."""
 
     thread_id: str
-    source_updated_at: int | None
+    source_updated_at: Time | None
     raw_memory: str
     rollout_summary: str
     rollout_slug: str | None
-    generated_at: int | None
+    generated_at: Time | None
     usage_count: int | None
-    last_usage: int | None
+    last_usage: Time | None
     selected_for_phase2: bool
-    selected_for_phase2_source_updated_at: int | None
+    selected_for_phase2_source_updated_at: Time | None
 
 
 @dataclass(frozen=True)
-class JobRow:
+class JobRow(Generic[Time]):
     """One row of ``jobs``: Codex's leased job queue (stage-1 extraction, consolidation)."""
 
     kind: str
@@ -36,10 +42,10 @@ class JobRow:
     status: str
     worker_id: str | None
     ownership_token: str | None
-    started_at: int | None
-    finished_at: int | None
-    lease_until: int | None
-    retry_at: int | None
+    started_at: Time | None
+    finished_at: Time | None
+    lease_until: Time | None
+    retry_at: Time | None
     retry_remaining: int | None
     last_error: str | None
     input_watermark: int | None
@@ -50,15 +56,15 @@ class JobRow:
 class CodexDbSnapshot:
     """Everything read from one ``memories_1.sqlite`` in a single read transaction."""
 
-    stage1_outputs: tuple[Stage1Row, ...]
-    jobs: tuple[JobRow, ...]
+    stage1_outputs: tuple[Stage1Row[int], ...]
+    jobs: tuple[JobRow[int], ...]
     max_thread_count: int | None
     """``consolidation_progress.max_thread_count``; None when the table or row is absent."""
     skipped_rows: tuple[str, ...] = ()
     """One-line reasons for rows that could not be read (for example a NULL key)."""
 
 
-# Codex's database layouts, each in words in ``LAYOUT_WORDS``.
+# Codex's database layouts, each in words in the engine's ``LAYOUT_WORDS``.
 LAYOUT_MEMORIES_DB = "memories_1"
 LAYOUT_STATE_DB = "state_5"
 LAYOUT_MEMORIES_V2 = "memories_v2_1"
@@ -66,37 +72,23 @@ LAYOUT_UNKNOWN = "unknown"
 """A newer Codex database memtui does not know: read where its tables are known, never written."""
 LAYOUT_OLD = "pre_2026_02"
 LAYOUT_NONE = "none"
-LAYOUT_WORDS = {
-    LAYOUT_MEMORIES_V2: "memories in memories_v2_1.sqlite and memories_v2/, threads in "
-                        "state_5.sqlite (Codex 0.169 to 0.171)",
-    LAYOUT_UNKNOWN: "a layout memtui does not know (a newer Codex); read where its tables "
-                    "are the known ones, never written",
-    LAYOUT_MEMORIES_DB: "memories in memories_1.sqlite, threads in state_5.sqlite "
-                        "(Codex since 2026-05-26)",
-    LAYOUT_STATE_DB: "memories inside state_5.sqlite (Codex 2026-02-10 to 2026-05-26)",
-    LAYOUT_OLD: "older than Codex 2026-02 (thread_memory / memory_phase1_jobs tables); "
-                "not supported",
-    LAYOUT_NONE: "no Codex database found",
-}
-"""One line per layout, as ``codex show`` and the Codex pane print it."""
 
 
 @dataclass(frozen=True)
-class ThreadRow:
+class ThreadRow(Generic[Time]):
     """One row of ``state_5.sqlite`` ``threads``: where a thread ran and whether Codex may
     remember it. Columns a database's schema lacks are None (``memory_mode`` came with state
     migration 18, ``history_mode`` with 40)."""
 
     thread_id: str
-    rollout_path: str | None
     cwd: str | None
+    rollout_path: str | None
     git_branch: str | None
     source: str | None
     memory_mode: str | None
     history_mode: str | None
     archived: bool
-    created_at: int | None
-    updated_at: int | None
+    updated_at: Time | None
     cli_version: str | None
 
 
@@ -138,7 +130,7 @@ class CodexDbRead:
     why the memory tables or ``threads`` could not be read (None when they were or are none)."""
 
     layout: CodexLayout
-    threads: tuple[ThreadRow, ...] = ()
+    threads: tuple[ThreadRow[int], ...] = ()
     snapshot: CodexDbSnapshot | None = None
     memory_error: str | None = None
     threads_error: str | None = None

@@ -34,15 +34,13 @@ from memtui.engine.agents.transcripts import (
     transcript_files,
 )
 from memtui.engine.codex.export_format import new_folder_refusal, write_export
-from memtui.engine.codex.import_memories import note_kind
+from memtui.engine.codex.import_memories import known_import, note_kind
 from memtui.engine.codex.import_report import (
-    IMPORT_SOURCE,
     OUTCOME_ERROR,
     OUTCOME_IMPORTED,
     OUTCOME_SKIPPED,
     REASON_ALREADY,
     REASON_EMPTY,
-    REASON_FORGOTTEN,
     REASON_NO_PROJECT,
     Importer,
     ImportItem,
@@ -91,15 +89,7 @@ class AgentsApi(Importer):
     formats, as the engine's user (permissions, redaction, audit)."""
 
     def _known(self, kind: str, ref: str, path: str | None) -> ImportItem | None:
-        """The skip of a memory forgotten in memtui or imported before, else None."""
-        if self._store.memories.is_forgotten_source(ref):
-            return ImportItem(kind, ref, OUTCOME_SKIPPED, REASON_FORGOTTEN,
-                              "its memory was forgotten in memtui", path=path)
-        ids = self._store.memories.ids_for_thread(ref)
-        return next((ImportItem(kind, ref, OUTCOME_SKIPPED, REASON_ALREADY, target_id=memory.id,
-                                project=memory.project, path=path)
-                     for memory in self._store.memories.get_many(ids)
-                     if memory.source == IMPORT_SOURCE), None)
+        return known_import(self._store, kind, ref, path, None)
 
     def _write(self, kind: str, ref: str, text: str, memory_kind: str, cwd: str | None,
                path: str | None, picker: ProjectPicker) -> ImportItem:
@@ -217,22 +207,22 @@ class AgentsApi(Importer):
         picker.committed()
         return item(OUTCOME_IMPORTED, None, None, added.id, added.project)
 
-    def _export_input(self) -> tuple[list[ExportProject], list[ExportMemory]]:
+    def export(self, agent: str, target: str | os.PathLike[str]) -> dict[str, Any]:
+        """Write the store in ``agent``'s format into ``target``, a new (or empty) folder."""
+        path = Path(target).absolute()
+        refusal = new_folder_refusal(path)
+        if refusal is not None:
+            raise AgentInputError(refusal)
+
         def convert(items: list[Memory]) -> tuple[ExportMemory, ...]:
             return tuple(ExportMemory(item.id, item.kind, item.content) for item in items)
 
         active = self._engine.identity.all_active_memories
         with self._store.snapshot():
-            projects = sorted(self._engine.identity.list_projects(), key=lambda p: p[0].id)
-            out = [ExportProject(project.id, project.root_path, convert(active(project.id)))
-                   for project, _role in projects]
-            user = list(convert(active(None)))
-        return out, user
-
-    def export(self, agent: str, target: str | os.PathLike[str]) -> dict[str, Any]:
-        """Write the store in ``agent``'s format into ``target``, a new (or empty) folder."""
-        path = check_new_folder(target)
-        projects, user = self._export_input()
+            projects = [ExportProject(project.id, project.root_path, convert(active(project.id)))
+                        for project, _role in sorted(self._engine.identity.list_projects(),
+                                                     key=lambda p: p[0].id)]
+            user = convert(active(None))
         render = {"claude": render_claude, "gemini": render_gemini}.get(agent)
         if render is None:
             raise AgentInputError(f"unknown agent {agent!r}")
@@ -245,12 +235,3 @@ class AgentsApi(Importer):
 
 def _hash(text: str, chars: int = 12) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:chars]
-
-
-def check_new_folder(target: str | os.PathLike[str]) -> Path:
-    """The absolute export target; ``AgentInputError`` unless it is a new or empty folder."""
-    path = Path(target).absolute()
-    refusal = new_folder_refusal(path)
-    if refusal is not None:
-        raise AgentInputError(refusal)
-    return path

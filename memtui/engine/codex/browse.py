@@ -5,10 +5,10 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
-from memtui.engine.codex.models import CodexHome
+from memtui.engine.codex.models import LAYOUT_WORDS, CodexHome
 from memtui.engine.codex.parsers import first_line, parse_front_matter
 from memtui.jsonable import JsonMixin
-from memtui.store.codex_models import LAYOUT_OLD, LAYOUT_WORDS
+from memtui.store.codex_models import LAYOUT_OLD
 
 
 @dataclass(frozen=True)

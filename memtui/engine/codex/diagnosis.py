@@ -13,6 +13,7 @@ from datetime import datetime
 from pathlib import Path
 
 from memtui.engine.codex.models import (
+    LAYOUT_WORDS,
     STATUS_DONE,
     STATUS_ERROR,
     STATUS_PENDING,
@@ -20,7 +21,7 @@ from memtui.engine.codex.models import (
     LayoutInfo,
 )
 from memtui.engine.codex.timefmt import as_utc, parse_datetime
-from memtui.store.codex_models import LAYOUT_OLD, LAYOUT_UNKNOWN, LAYOUT_WORDS
+from memtui.store.codex_models import LAYOUT_OLD, LAYOUT_UNKNOWN
 
 MAX_ERROR_CHARS = 200
 MAX_DISTINCT_ERRORS = 3

@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 import re
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from memtui.engine import permissions as perm
 from memtui.engine.codex.browse import database_problem
@@ -41,6 +42,9 @@ from memtui.engine.codex.paths import NOTES_DIR_PARTS, RAW_MEMORIES_FILE, ROLLOU
 from memtui.engine.codex.reader import read_codex_home
 from memtui.engine.project_picker import ProjectPicker, usable_cwd
 
+if TYPE_CHECKING:
+    from memtui.store.backend import StoreBackend
+
 ROLLOUT_SUMMARY_HEADING = "Rollout summary:"
 FALLBACK_TITLE = "Codex thread {thread_id}"
 _PREFERENCE_RE = re.compile(
@@ -69,6 +73,20 @@ def note_kind(file_name: str, text: str) -> str:
     return "preference" if by_slug or _PREFERENCE_RE.match(first_line(text)) else "fact"
 
 
+def known_import(store: StoreBackend, kind: str, ref: str, path: str | None,
+                 actor: str | None) -> ImportItem | None:
+    """The skip of a memory forgotten in memtui or imported before (and visible to ``actor``,
+    unless None), else None."""
+    if store.memories.is_forgotten_source(ref):
+        return ImportItem(kind, ref, OUTCOME_SKIPPED, REASON_FORGOTTEN,
+                          "its memory was forgotten in memtui", path=path)
+    memories = store.memories.get_many(store.memories.ids_for_thread(ref))
+    return next((ImportItem(kind, ref, OUTCOME_SKIPPED, REASON_ALREADY, target_id=memory.id,
+                            project=memory.project, path=path) for memory in memories
+                 if memory.source == IMPORT_SOURCE
+                 and (actor is None or perm.can_see(store, memory, actor))), None)
+
+
 class MemoryImporter(Importer):
     """Stage-1 outputs and ad-hoc notes of a Codex home become memtui memories, as the
     engine's user and through the engine's rules (permissions, redaction, validation)."""
@@ -92,23 +110,21 @@ class MemoryImporter(Importer):
                                              picker))
         for note in codex.notes:
             path = str(Path(codex.memories_dir).joinpath(*NOTES_DIR_PARTS, note.file_name))
-            items.append(self._import_note(note.file_name, note.text, path, picker))
+            ref = f"{NOTE_THREAD_PREFIX}{note.file_name}"
+            if not note.text.strip():
+                items.append(ImportItem(KIND_NOTE, ref, OUTCOME_SKIPPED, REASON_EMPTY,
+                                        "the note is empty", path=path))
+            else:  # a note has no cwd: no project is picked
+                items.append(self._write_memory(KIND_NOTE, ref, note.text,
+                                                note_kind(note.file_name, note.text), None,
+                                                path, picker, self._known))
         report = ImportReport(codex.home, tuple(items), codex.problems, tuple(picker.created),
                               db_error)
         self._audit("codex_memories_imported", report)
         return report
 
     def _known(self, kind: str, ref: str, path: str | None) -> ImportItem | None:
-        """The skip of a memory forgotten in memtui or imported before (and visible to the
-        actor), else None."""
-        if self._store.memories.is_forgotten_source(ref):
-            return ImportItem(kind, ref, OUTCOME_SKIPPED, REASON_FORGOTTEN,
-                              "its memory was forgotten in memtui", path=path)
-        memories = self._store.memories.get_many(self._store.memories.ids_for_thread(ref))
-        return next((ImportItem(kind, ref, OUTCOME_SKIPPED, REASON_ALREADY, target_id=memory.id,
-                                project=memory.project, path=path) for memory in memories
-                     if memory.source == IMPORT_SOURCE
-                     and perm.can_see(self._store, memory, self.actor)), None)
+        return known_import(self._store, kind, ref, path, self.actor)
 
     def _import_thread(self, codex: CodexHome, ref: str,
                        found: tuple[Stage1Output | None, RawMemory | None, RolloutSummary | None],
@@ -145,13 +161,3 @@ class MemoryImporter(Importer):
             (entry.cwd if entry else None) or (summary.cwd if summary else None))
         return self._write_memory(KIND_THREAD, ref, text, "fact", usable_cwd(cwd), path, picker,
                                   self._known)
-
-    def _import_note(self, file_name: str, text: str, path: str,
-                     picker: ProjectPicker) -> ImportItem:
-        ref = f"{NOTE_THREAD_PREFIX}{file_name}"
-        if not text.strip():
-            return ImportItem(KIND_NOTE, ref, OUTCOME_SKIPPED, REASON_EMPTY, "the note is empty",
-                              path=path)
-        # a note has no cwd: no project is picked
-        return self._write_memory(KIND_NOTE, ref, text, note_kind(file_name, text), None, path,
-                                  picker, self._known)

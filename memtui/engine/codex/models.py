@@ -3,21 +3,24 @@ dataclasses with ``to_json()``, times in memtui's stored form (or None)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, fields, replace
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, cast
 
 from memtui.engine.codex.paths import memories_dir_name
 from memtui.engine.codex.timefmt import as_utc, parse_datetime, unix_to_iso
 from memtui.jsonable import JsonMixin
 from memtui.store.codex_models import (
     CONSOLIDATE_JOB_KIND,
+    LAYOUT_MEMORIES_DB,
     LAYOUT_MEMORIES_V2,
+    LAYOUT_NONE,
     LAYOUT_OLD,
+    LAYOUT_STATE_DB,
     LAYOUT_UNKNOWN,
-    LAYOUT_WORDS,
     STAGE1_JOB_KIND,
+    TIME_ANNOTATION,
     CodexLayout,
     JobRow,
     Stage1Row,
@@ -39,6 +42,20 @@ STATUS_ERROR = "error"
 CONSOLIDATION_COOLDOWN = timedelta(hours=6)
 """Codex claims the global consolidation at most this long after its last success
 (``PHASE2_SUCCESS_COOLDOWN_SECONDS``)."""
+
+LAYOUT_WORDS = {
+    LAYOUT_MEMORIES_V2: "memories in memories_v2_1.sqlite and memories_v2/, threads in "
+                        "state_5.sqlite (Codex 0.169 to 0.171)",
+    LAYOUT_UNKNOWN: "a layout memtui does not know (a newer Codex); read where its tables "
+                    "are the known ones, never written",
+    LAYOUT_MEMORIES_DB: "memories in memories_1.sqlite, threads in state_5.sqlite "
+                        "(Codex since 2026-05-26)",
+    LAYOUT_STATE_DB: "memories inside state_5.sqlite (Codex 2026-02-10 to 2026-05-26)",
+    LAYOUT_OLD: "older than Codex 2026-02 (thread_memory / memory_phase1_jobs tables); "
+                "not supported",
+    LAYOUT_NONE: "no Codex database found",
+}
+"""One line per layout, as ``codex show`` and the Codex pane print it."""
 
 
 @dataclass(frozen=True)
@@ -163,55 +180,31 @@ class Note(JsonMixin):
 
 
 @dataclass(frozen=True)
-class Stage1Output(JsonMixin):
+class Stage1Output(Stage1Row[str], JsonMixin):
     """A row of ``stage1_outputs``, times as ISO text; ``cwd`` from the raw memory's header."""
 
-    thread_id: str
-    source_updated_at: str | None
-    raw_memory: str
-    rollout_summary: str
-    rollout_slug: str | None
-    generated_at: str | None
-    usage_count: int | None
-    last_usage: str | None
-    selected_for_phase2: bool
-    selected_for_phase2_source_updated_at: str | None
     cwd: str | None = None
 
     @classmethod
-    def from_row(cls, row: Stage1Row, cwd: str | None = None) -> Stage1Output:
+    def from_row(cls, row: Stage1Row[int], cwd: str | None = None) -> Stage1Output:
         """Convert a store row (unix seconds) to this model."""
-        return cls(row.thread_id, unix_to_iso(row.source_updated_at), row.raw_memory,
-                   row.rollout_summary, row.rollout_slug or None, unix_to_iso(row.generated_at),
-                   row.usage_count, unix_to_iso(row.last_usage), row.selected_for_phase2,
-                   unix_to_iso(row.selected_for_phase2_source_updated_at), cwd)
+        return cls(**{**_iso_times(row), "rollout_slug": row.rollout_slug or None}, cwd=cwd)
 
 
 @dataclass(frozen=True)
-class ThreadMeta(JsonMixin):
+class ThreadMeta(ThreadRow[str], JsonMixin):
     """A row of ``state_5.sqlite`` ``threads`` (times as ISO text): the truth for a thread's
     ``cwd``, rollout, branch, source and whether Codex may remember it."""
 
-    thread_id: str
-    cwd: str | None
-    rollout_path: str | None
-    git_branch: str | None
-    source: str | None
-    memory_mode: str | None
-    history_mode: str | None
-    archived: bool
-    updated_at: str | None
-    cli_version: str | None
     history_gates_memory: bool = True
     """Whether ``history_mode`` decides if Codex uses the memory: so before the v2 layout;
     Codex 0.169 writes ``paginated`` threads and extracts their memory all the same."""
 
     @classmethod
-    def from_row(cls, row: ThreadRow, *, history_gates_memory: bool = True) -> ThreadMeta:
+    def from_row(cls, row: ThreadRow[int], *, history_gates_memory: bool = True) -> ThreadMeta:
         """Convert a store row (unix seconds; milliseconds after state migration 25)."""
-        return cls(row.thread_id, row.cwd, row.rollout_path, row.git_branch, row.source,
-                   row.memory_mode, row.history_mode, row.archived,
-                   unix_to_iso(_seconds(row.updated_at)), row.cli_version, history_gates_memory)
+        return cls(**{**_iso_times(row), "updated_at": unix_to_iso(_seconds(row.updated_at))},
+                   history_gates_memory=history_gates_memory)
 
     @property
     def memory_usable(self) -> bool:
@@ -226,6 +219,12 @@ MILLIS_THRESHOLD = 1_577_836_800_000
 """Codex's own cut (state migration 25): a time at or above it is in milliseconds."""
 
 
+def _iso_times(row: object) -> dict[str, Any]:
+    """A store row's fields by name, its times (unix seconds) as ISO text."""
+    return {item.name: unix_to_iso(getattr(row, item.name)) if item.type == TIME_ANNOTATION
+            else getattr(row, item.name) for item in fields(cast(Any, row))}
+
+
 def _seconds(value: int | None) -> int | None:
     return value // 1000 if value is not None and value >= MILLIS_THRESHOLD else value
 
@@ -236,23 +235,10 @@ def _after(text: str | None, now: datetime) -> bool:
 
 
 @dataclass(frozen=True)
-class Job(JsonMixin):
+class Job(JobRow[str], JsonMixin):
     """A row of ``jobs`` with the flags that say why consolidation is stuck, as they hold at
     ``evaluated_at`` (``at(now)`` recomputes them)."""
 
-    kind: str
-    job_key: str
-    status: str
-    worker_id: str | None
-    ownership_token: str | None
-    started_at: str | None
-    finished_at: str | None
-    lease_until: str | None
-    retry_at: str | None
-    retry_remaining: int | None
-    last_error: str | None
-    input_watermark: int | None
-    last_success_watermark: int | None
     evaluated_at: str | None = None
     lease_held: bool = False
     """Running with a lease that has not expired: a worker owns it right now."""
@@ -268,16 +254,13 @@ class Job(JsonMixin):
     """``retry_at`` is still in the future: no claim before then."""
     cooldown_until: str | None = None
     """Global job that succeeded within ``CONSOLIDATION_COOLDOWN``: not claimed before."""
-    is_stage1: bool = field(default=False)
-    is_consolidation: bool = field(default=False)
+    is_stage1: bool = False
+    is_consolidation: bool = False
 
     @classmethod
-    def from_row(cls, row: JobRow, now: datetime) -> Job:
+    def from_row(cls, row: JobRow[int], now: datetime) -> Job:
         """Convert a store row (unix seconds) and derive the flags at ``now``."""
-        return cls(row.kind, row.job_key, row.status, row.worker_id, row.ownership_token,
-                   unix_to_iso(row.started_at), unix_to_iso(row.finished_at),
-                   unix_to_iso(row.lease_until), unix_to_iso(row.retry_at), row.retry_remaining,
-                   row.last_error, row.input_watermark, row.last_success_watermark).at(now)
+        return cls(**_iso_times(row)).at(now)
 
     @property
     def kind_word(self) -> str:

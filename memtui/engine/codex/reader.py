@@ -15,6 +15,7 @@ from memtui.engine.codex.config import read_codex_config
 from memtui.engine.codex.diagnosis import diagnose_jobs, layout_reasons
 from memtui.engine.codex.errors import CODEX_FILES, MAX_CODEX_FILE_BYTES, FileProblemError
 from memtui.engine.codex.models import (
+    LAYOUT_WORDS,
     CodexHome,
     Job,
     Note,
@@ -56,7 +57,6 @@ from memtui.store.codex_models import (
     LAYOUT_MEMORIES_V2,
     LAYOUT_NONE,
     LAYOUT_OLD,
-    LAYOUT_WORDS,
     CodexDbRead,
 )
 from memtui.store.timeutil import format_time
