@@ -4,7 +4,7 @@ confirmed first, and goes through the engine's plan and safe write."""
 
 from __future__ import annotations
 
-from functools import partial
+from functools import partial, partialmethod
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar, cast
 
@@ -280,7 +280,6 @@ class AgentsPane(ListPane[ItemList["AgentRow"]]):
             text.append(f"  {row.inbox}{'' if narrow else ' inbox'}", style="cyan")
         if row.problems:
             text.append(f"  {len(row.problems)}!", style="yellow")
-        text.truncate(width, overflow="ellipsis")
         return text
 
     def _row_text(self, text: Text, row: AgentRow) -> None:
@@ -590,17 +589,9 @@ class AgentsPane(ListPane[ItemList["AgentRow"]]):
 
             self.run_job("agents-entry", read, partial(self._edit_read, entry))
 
-    def action_forget_entry(self) -> None:
-        """``d``: forget the selected entry (after a confirm showing the plan)."""
-        self._entry_action("forget")
-
-    def action_promote_entry(self) -> None:
-        """``P``: promote the selected project memory to the user/global tier (confirmed)."""
-        self._entry_action("promote")
-
-    def action_edit_entry(self) -> None:
-        """``e``: edit the selected entry's text (an editor, then a confirm with the diff)."""
-        self._entry_action("edit")
+    action_forget_entry = partialmethod(_entry_action, "forget")
+    action_promote_entry = partialmethod(_entry_action, "promote")
+    action_edit_entry = partialmethod(_entry_action, "edit")
 
     def action_back(self) -> None:
         """``esc``: from a row's entries back to the rows."""

@@ -125,7 +125,6 @@ def entry_row(entry: MemoryEntry, width: int) -> Text:
     text.append(one_line(entry.title, TEXT_CHARS))
     if entry.hook and entry.kind in ("topic", "link"):
         text.append(f" — {one_line(entry.hook, TEXT_CHARS)}", style="dim")
-    text.truncate(width, overflow="ellipsis")
     return text
 
 

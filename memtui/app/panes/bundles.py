@@ -52,7 +52,6 @@ class BundlesPane(ListPane[ItemList[DocumentRow]]):
         line.append(f"{one_line(row.bundle, BUNDLE_COLUMN - 2):<{BUNDLE_COLUMN}}")
         line.append(f"{one_line(row.path, PATH_COLUMN - 2):<{PATH_COLUMN}}")
         line.append(f"rev {row.revision}", style="dim")
-        line.truncate(width, overflow="ellipsis")
         return line
 
     def copy_text(self) -> tuple[str, str] | None:

@@ -4,7 +4,7 @@ the home's diagnosis below, read in a thread job; curation is ``memtui codex``'s
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from functools import partial
+from functools import partial, partialmethod
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar, TypeVar
 
@@ -81,7 +81,6 @@ class CodexPane(ListPane[ItemList["CodexThread"]]):  # the engine type is not im
         if thread.memory_mode and thread.memory_mode != "enabled":
             row.append(f"[{one_line(thread.memory_mode, 12)}] ", style="yellow")
         row.append(one_line(thread.description or thread.cwd or "", TEXT_CHARS))
-        row.truncate(width, overflow="ellipsis")
         return row
 
     def home(self) -> Path:
@@ -212,6 +211,4 @@ class CodexPane(ListPane[ItemList["CodexThread"]]):  # the engine type is not im
                                  self._thread_text, self._overview, EMPTY_TEXT,
                                  "No thread selected.")
 
-    def action_reload(self) -> None:
-        """Read the Codex home again (it changes outside memtui)."""
-        self.refresh_data(reload=True)
+    action_reload = partialmethod(refresh_data, reload=True)

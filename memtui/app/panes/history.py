@@ -64,7 +64,6 @@ class HistoryPane(ListPane[ItemList[Memory]]):
                    style="dim")
         row.append(f"{memory.source:<7}{memory.owner[:10]:<11}{state:<8}", style="dim")
         row.append(one_line(memory.content))
-        row.truncate(width, overflow="ellipsis")
         return row
 
     def selected_memory(self) -> Memory | None:

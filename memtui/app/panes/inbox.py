@@ -4,6 +4,7 @@ the app's ``inbox_sources``, read in a thread job); marked rows are decided toge
 from __future__ import annotations
 
 from collections import Counter
+from functools import partialmethod
 from typing import TYPE_CHECKING, ClassVar
 
 from rich.console import RenderableType
@@ -99,7 +100,7 @@ class InboxPane(ListPane[ItemList[InboxEntry]]):
 
     def _row(self, entry: InboxEntry, width: int) -> Text:
         marked = entry.key in self.marked
-        row = Text.assemble(
+        return Text.assemble(
             (MARK if marked else " ", "bold yellow" if marked else ""), " ",
             (f"{one_line(entry.label, LABEL_WIDTH):<{LABEL_WIDTH}} ", "bold"),
             (f"{one_line(entry.where, WHERE_WIDTH):<{WHERE_WIDTH}} ", "dim"),
@@ -109,8 +110,6 @@ class InboxPane(ListPane[ItemList[InboxEntry]]):
             (one_line(entry.text), "" if entry.can_act and entry.problem is None else "dim"),
             ("" if entry.can_act else "  read only", "dim italic"),
             no_wrap=True, overflow="ellipsis")
-        row.truncate(width, overflow="ellipsis")
-        return row
 
     def refresh_data(self) -> None:
         """Read the inbox again in a worker (the cursor stays on the same row)."""
@@ -220,6 +219,7 @@ class InboxPane(ListPane[ItemList[InboxEntry]]):
         return allowed
 
     def _decide(self, verb: str) -> None:
+        """``a`` / ``x``: approve or reject the marked rows, else the selected one."""
         entries = self._actionable(self.chosen())
         if entries is not None and verb == "approve" and all(
                 entry.problem is not None for entry in entries):
@@ -229,13 +229,8 @@ class InboxPane(ListPane[ItemList[InboxEntry]]):
         elif entries is not None:
             self.memtui.do(inbox_decide(self.memtui.inbox_sources, verb, entries), self)
 
-    def action_approve(self) -> None:
-        """Approve the marked rows, else the selected one (a Gemini patch: apply it)."""
-        self._decide("approve")
-
-    def action_reject(self) -> None:
-        """Reject the marked rows, else the selected one (asks; a Gemini patch: dismissed)."""
-        self._decide("reject")
+    action_approve = partialmethod(_decide, "approve")
+    action_reject = partialmethod(_decide, "reject")
 
     def action_edit_approve(self) -> None:
         """Edit the selected row's text, then approve it."""
