@@ -135,9 +135,7 @@ def measure_hook_gate(runs: int) -> dict[str, Any]:
                                    f"{number}\nmetadata:\n  type: project\n---\n\nThe "
                                    f"bench remembers fact number {number}.\n")}}).encode()
 
-        def timed(command: list[str], stdin: bytes) -> tuple[float, bytes]:
-            return run_timed(command, stdin, env, quiet=True)
-
+        timed = partial(run_timed, env=env, quiet=True)
         timed(gate, payload(folder / "warm.md", -1))  # the store made once, as in use
         samples: dict[str, list[float]] = {"base": [], "outside": [], "memory": []}
         held = 0
