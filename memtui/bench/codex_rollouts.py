@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import random
-import shutil
 import tempfile
 import time
 from pathlib import Path
@@ -94,8 +93,9 @@ def _json_loads(home: Path) -> None:
 
 def measure_codex_import(n: int = DEFAULT_ROLLOUTS) -> dict[str, Any]:
     """Generate, then time ``json.loads`` and two imports; the numbers of the row."""
-    folder = Path(tempfile.mkdtemp(prefix="memtui-bench-codex-"))
-    try:
+    with tempfile.TemporaryDirectory(prefix="memtui-bench-codex-",
+                                     ignore_cleanup_errors=True) as name:
+        folder = Path(name)
         home = folder / ".codex"
         size = generate_sessions(home, n)
         loads_s = seconds(lambda: _json_loads(home))
@@ -109,5 +109,3 @@ def measure_codex_import(n: int = DEFAULT_ROLLOUTS) -> dict[str, Any]:
                 "second_s": second_s, "second_unchanged": second.unchanged,
                 "first_vs_loads": (megabytes / first_s) / (megabytes / loads_s),
                 "second_vs_first": second_s / first_s}
-    finally:
-        shutil.rmtree(folder, ignore_errors=True)

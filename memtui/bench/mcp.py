@@ -41,40 +41,40 @@ def measure_mcp_recall(db: Path | str, user: str, runs: int) -> dict[str, Any]:
     from mcp.client.session import ClientSession
     from mcp.client.stdio import StdioServerParameters, stdio_client
 
-    with contextlib.closing(open_store(db)) as store:
+    # the server runs in an empty folder: no project, so every readable one
+    with contextlib.closing(open_store(db)) as store, \
+            tempfile.TemporaryDirectory(prefix="memtui-bench-mcp-") as folder:
         memories = int(store.execute("SELECT count(*) FROM memories").fetchone()[0])
         queries = make_queries(store, user)
         engine = Engine(store, user)
         api_ms: list[float] = []
         mcp_ms: list[float] = []
-        folder = tempfile.mkdtemp(prefix="memtui-bench-mcp-")  # no project: every readable one
         params = StdioServerParameters(
             command=sys.executable, args=["-m", "memtui", "--db", str(db), "--user", user,
                                           "mcp"], cwd=folder, env=dict(os.environ))
 
         async def session_run() -> None:
             with open(os.devnull, "w") as errlog:
-                async with stdio_client(params, errlog=errlog) as streams:
-                    async with ClientSession(streams[0], streams[1], client_info=(
-                            types.Implementation(name="memtui-bench", version="1"))) as client:
-                        await client.initialize()
-                        for query in queries:  # warm both paths
-                            engine.recall.recall_memories(query, RECALL_LIMIT)
-                            await client.call_tool("memory_recall", {"query": query,
-                                                                     "limit": RECALL_LIMIT})
-                        for _ in range(runs):
-                            for query in queries:
-                                api_ms.append(1000 * seconds(partial(
-                                    engine.recall.recall_memories, query, RECALL_LIMIT)))
-                                began = time.perf_counter()
-                                result = await client.call_tool(
-                                    "memory_recall", {"query": query, "limit": RECALL_LIMIT})
-                                mcp_ms.append((time.perf_counter() - began) * 1000.0)
-                                if result.is_error:
-                                    raise RuntimeError(f"memory_recall failed: {result.content[0]}")
+                async with stdio_client(params, errlog=errlog) as streams, ClientSession(
+                        streams[0], streams[1], client_info=types.Implementation(
+                            name="memtui-bench", version="1")) as client:
+                    await client.initialize()
+                    for query in queries:  # warm both paths
+                        engine.recall.recall_memories(query, RECALL_LIMIT)
+                        await client.call_tool("memory_recall", {"query": query,
+                                                                 "limit": RECALL_LIMIT})
+                    for _ in range(runs):
+                        for query in queries:
+                            api_ms.append(1000 * seconds(partial(
+                                engine.recall.recall_memories, query, RECALL_LIMIT)))
+                            began = time.perf_counter()
+                            result = await client.call_tool(
+                                "memory_recall", {"query": query, "limit": RECALL_LIMIT})
+                            mcp_ms.append((time.perf_counter() - began) * 1000.0)
+                            if result.is_error:
+                                raise RuntimeError(f"memory_recall failed: {result.content[0]}")
 
         anyio.run(session_run)
-        os.rmdir(folder)
     mcp_median, api_median = statistics.median(mcp_ms), statistics.median(api_ms)
     return {"memories": memories, "user": user, "queries": len(queries), "runs": runs,
             "mcp_median_ms": round(mcp_median, 3),
@@ -135,9 +135,7 @@ def measure_hook_gate(runs: int) -> dict[str, Any]:
                                    f"{number}\nmetadata:\n  type: project\n---\n\nThe "
                                    f"bench remembers fact number {number}.\n")}}).encode()
 
-        def timed(command: list[str], stdin: bytes) -> tuple[float, bytes]:
-            return run_timed(command, stdin, env, quiet=True)
-
+        timed = partial(run_timed, env=env, quiet=True)
         timed(gate, payload(folder / "warm.md", -1))  # the store made once, as in use
         samples: dict[str, list[float]] = {"base": [], "outside": [], "memory": []}
         held = 0

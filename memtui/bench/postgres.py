@@ -60,11 +60,6 @@ def cached_database_name(n: int, seed: int) -> str:
     return f"{DATABASE_PREFIX}n{n}_s{seed}_v{PG_LATEST_VERSION}_g{GENERATOR_VERSION}"
 
 
-def _exists(conn: psycopg.Connection[Any], name: str) -> bool:
-    return conn.execute("SELECT 1 FROM pg_database WHERE datname = %s",
-                        (name,)).fetchone() is not None
-
-
 def _drop(conn: psycopg.Connection[Any], name: str) -> None:
     conn.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name)))
 
@@ -79,7 +74,8 @@ def cached_pg_store(server_url: str, n: int, seed: int,
     with admin(server_url) as conn:
         conn.execute("SELECT pg_advisory_lock(hashtext(%s))", (name,))
         try:
-            if _exists(conn, name):
+            if conn.execute("SELECT 1 FROM pg_database WHERE datname = %s",
+                            (name,)).fetchone() is not None:
                 return url, True
             scratch = f"{name}_load"
             _drop(conn, scratch)

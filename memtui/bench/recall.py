@@ -12,7 +12,6 @@ import contextlib
 import json
 import os
 import random
-import shutil
 import statistics
 import subprocess
 import sys
@@ -129,10 +128,9 @@ def measure_recall(db: str | os.PathLike[str] | None = None, n: int | None = Non
         from memtui.bench.generate import DEFAULT_SIZE, cached_store
 
         db = cached_store(n or DEFAULT_SIZE)[0]
-    store = open_store(db)
-    folder = Path(tempfile.mkdtemp(prefix="mtb-"))
-    sock = folder / "memtui.sock"
-    try:
+    with tempfile.TemporaryDirectory(prefix="mtb-", ignore_cleanup_errors=True) as folder, \
+            contextlib.closing(open_store(db)) as store:
+        sock = Path(folder) / "memtui.sock"
         memories = int(store.execute("SELECT count(*) FROM memories").fetchone()[0])
         queries = make_queries(store, user, seed=seed)
         engine = Engine(store, user)
@@ -163,9 +161,6 @@ def measure_recall(db: str | os.PathLike[str] | None = None, n: int | None = Non
             "ratio_service_to_api": round(service_median / api_median, 2) if api_median else None,
             "bar_ms": bar_ms, "meets_bar": service_median < bar_ms,
         }
-    finally:
-        store.close()
-        shutil.rmtree(folder, ignore_errors=True)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -10,6 +10,7 @@ the same questions on the big generated store beside the bare FTS5 bm25 query.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import random
 import sqlite3
@@ -135,13 +136,12 @@ def measure_latency(db: Path | str, user: str, project: str | None, *, hybrid: b
     every labelled question on the store ``db``, and of the bare FTS5 bm25 query of the same
     analysed words (sqlite3)."""
     questions = [item["question"] for item in load_set()["questions"]]
-    store = open_store(db)
-    engine = Engine(store, user)
-    engine.recall.use_vectors = hybrid
-    bare = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
     recall_ms: list[float] = []
     bare_ms: list[float] = []
-    try:
+    with contextlib.closing(open_store(db)) as store, \
+            contextlib.closing(sqlite3.connect(f"file:{db}?mode=ro", uri=True)) as bare:
+        engine = Engine(store, user)
+        engine.recall.use_vectors = hybrid
         memories = int(store.execute("SELECT count(*) FROM memories").fetchone()[0])
         for question in questions:  # warm both paths
             engine.recall.recall_memories(question, TOP, project, every_project=False)
@@ -152,9 +152,6 @@ def measure_latency(db: Path | str, user: str, project: str | None, *, hybrid: b
                 match = " OR ".join(f'"{word.rstrip("*")}"' + ("*" if word.endswith("*") else "")
                                     for word in analyse(question).match.split())
                 bare_ms.append(1000 * seconds(partial(_bare_query, bare, match)))
-    finally:
-        bare.close()
-        store.close()
     return {"memories": memories, "samples": len(recall_ms),
             "median_ms": round(statistics.median(recall_ms), 3),
             "p95_ms": round(percentile(recall_ms, 0.95), 3),
