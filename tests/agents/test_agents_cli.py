@@ -229,3 +229,21 @@ def test_auto_memory_the_environment_overrides_is_refused(
     assert settings.read_text(encoding="utf-8") == before
     assert claude("auto-memory", "off", "--write").code == 0  # the same way: written
     assert json.loads(settings.read_text())["autoMemoryEnabled"] is False
+
+
+def test_what_one_user_imported_is_no_oracle_for_another(
+        gemini: Run, cli: Run, homes: tuple[ClaudeFixture, GeminiFixture]) -> None:
+    """The "already imported" check looks only at memories the importing user may see: a
+    second user importing the same home gets their own memories, never another user's id."""
+    alice = gemini("import", "--json").json
+    alice_ids = {item["target_id"] for item in alice["items"] if item.get("target_id")}
+    assert alice["imported"] == 5 and alice_ids
+    bob = cli("--user", "bob", "gemini", "import", "--json", "--gemini-home",
+              str(homes[1].home)).json
+    assert bob["imported"] == 5 and "already_imported" not in bob["skipped"], bob
+    assert not alice_ids & {item.get("target_id") for item in bob["items"]}
+    user = cli("--user", "bob", "memory", "list", "--scope", "user", "--json").json
+    assert sorted(item["content"] for item in user["items"]) == [
+        "Be concise", "The user prefers tabs in Go files."]
+    assert cli("--user", "bob", "gemini", "import", "--json", "--gemini-home",
+               str(homes[1].home)).json["imported"] == 0

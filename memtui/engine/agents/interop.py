@@ -89,7 +89,7 @@ class AgentsApi(Importer):
     formats, as the engine's user (permissions, redaction, audit)."""
 
     def _known(self, kind: str, ref: str, path: str | None) -> ImportItem | None:
-        return known_import(self._store, kind, ref, path, None)
+        return known_import(self._store, kind, ref, path, self.actor)
 
     def _write(self, kind: str, ref: str, text: str, memory_kind: str, cwd: str | None,
                path: str | None, picker: ProjectPicker) -> ImportItem:

@@ -74,9 +74,9 @@ def note_kind(file_name: str, text: str) -> str:
 
 
 def known_import(store: StoreBackend, kind: str, ref: str, path: str | None,
-                 actor: str | None) -> ImportItem | None:
-    """The skip of a memory forgotten in memtui or imported before (and visible to ``actor``,
-    unless None), else None."""
+                 actor: str) -> ImportItem | None:
+    """The skip of a memory forgotten in memtui or imported before and visible to ``actor``,
+    else None."""
     if store.memories.is_forgotten_source(ref):
         return ImportItem(kind, ref, OUTCOME_SKIPPED, REASON_FORGOTTEN,
                           "its memory was forgotten in memtui", path=path)
@@ -84,7 +84,7 @@ def known_import(store: StoreBackend, kind: str, ref: str, path: str | None,
     return next((ImportItem(kind, ref, OUTCOME_SKIPPED, REASON_ALREADY, target_id=memory.id,
                             project=memory.project, path=path) for memory in memories
                  if memory.source == IMPORT_SOURCE
-                 and (actor is None or perm.can_see(store, memory, actor))), None)
+                 and perm.can_see(store, memory, actor)), None)
 
 
 class MemoryImporter(Importer):
