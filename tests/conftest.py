@@ -10,6 +10,7 @@ from pathlib import Path
 import pg_support
 import pytest
 from cli_support import CliResult, run_main
+from hypothesis import HealthCheck, settings
 from pg_support import BACKENDS, pg_server_url, pg_store_url, pg_url  # noqa: F401  (fixtures: tests/pg_support.py)
 
 from memtui.engine.api import Engine
@@ -19,6 +20,10 @@ from memtui.store.ids import SequentialIds
 from memtui.store.timeutil import FixedClock
 
 TEST_START = datetime(2026, 12, 1, 9, 0, tzinfo=UTC)
+
+# Property tests have no wall-clock bound: a loaded machine slows every example alike.
+settings.register_profile("memtui", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("memtui")
 
 
 @pytest.fixture(autouse=True)
