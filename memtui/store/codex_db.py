@@ -28,7 +28,6 @@ from memtui.store.codex_models import (
     STAGE1_JOB_KIND,
     TIME_ANNOTATION,
     CodexDbRead,
-    CodexDbSnapshot,
     CodexLayout,
     DatabaseFile,
     ForgetPlanRow,
@@ -225,7 +224,8 @@ def _keyed_rows(conn: sqlite3.Connection, table: str, row_class: Callable[..., R
     return tuple(_row_of(row_class, row) for row in rows if has_key(row))
 
 
-def _read_all(conn: sqlite3.Connection, path: Path, max_rows: int) -> CodexDbSnapshot:
+def _read_memory(conn: sqlite3.Connection, path: Path, max_rows: int, read: CodexDbRead
+                 ) -> CodexDbRead:
     conn.execute("BEGIN")
     try:
         tables = _require_schema(conn, path)
@@ -242,18 +242,18 @@ def _read_all(conn: sqlite3.Connection, path: Path, max_rows: int) -> CodexDbSna
             max_threads = _as_int(found[0]) if found else None
     finally:
         conn.execute("ROLLBACK")
-    return CodexDbSnapshot(stage1_outputs=stage1, jobs=jobs,
-                           max_thread_count=max_threads, skipped_rows=tuple(skipped))
+    return replace(read, memory_read=True, stage1_outputs=stage1, jobs=jobs,
+                   max_thread_count=max_threads, skipped_rows=tuple(skipped))
 
 
-def read_codex_db(db_path: Path, *, busy_timeout_s: float = DEFAULT_READ_BUSY_TIMEOUT_S,
-                  max_rows: int = MAX_ROWS_PER_TABLE) -> CodexDbSnapshot:
-    """Stage-1 outputs, jobs and consolidation progress of one file, in one read-only
-    snapshot; a ``CodexDbError`` naming the file."""
+def read_codex_db(db_path: Path, read: CodexDbRead, *,
+                  busy_timeout_s: float = DEFAULT_READ_BUSY_TIMEOUT_S,
+                  max_rows: int = MAX_ROWS_PER_TABLE) -> CodexDbRead:
+    """``read`` with the stage-1 outputs, jobs and consolidation progress of one file, in one
+    read-only snapshot; a ``CodexDbError`` naming the file."""
     path = Path(db_path)
     _check_file(path)
-    return _read_only(path, busy_timeout_s,
-                      lambda conn: _read_all(conn, path, max_rows))
+    return _read_only(path, busy_timeout_s, lambda conn: _read_memory(conn, path, max_rows, read))
 
 
 def _read_only(path: Path, timeout_s: float, read: Callable[[sqlite3.Connection], ReadT], *,
@@ -368,28 +368,24 @@ def read_codex_dbs(sqlite_home: Path, *, busy_timeout_s: float = DEFAULT_READ_BU
     raises for a database problem (each is in ``memory_error`` / ``threads_error``)."""
     layout = detect_layout(sqlite_home, busy_timeout_s)
     state_path = Path(layout.state.path)
-    threads: tuple[ThreadRow[int], ...] = ()
-    threads_error: str | None = layout.state.error
+    read = CodexDbRead(layout, threads_error=layout.state.error)
     if layout.state.exists and layout.state.error is None:
         try:
-            threads = _read_only(state_path, busy_timeout_s,
-                                 lambda conn: _read_threads(conn, max_rows))
+            read = replace(read, threads=_read_only(state_path, busy_timeout_s,
+                                                    lambda conn: _read_threads(conn, max_rows)))
         except CodexDbError as error:
-            threads_error = error.message.removeprefix(f"{state_path}: ")
-    snapshot: CodexDbSnapshot | None = None
-    memory_error: str | None = None
+            read = replace(read, threads_error=error.message.removeprefix(f"{state_path}: "))
     if layout.memory_db_path is not None:
+        path = Path(layout.memory_db_path)
         try:
-            snapshot = read_codex_db(Path(layout.memory_db_path),
-                                     busy_timeout_s=busy_timeout_s, max_rows=max_rows)
+            return read_codex_db(path, read, busy_timeout_s=busy_timeout_s, max_rows=max_rows)
         except CodexDbError as error:
-            memory_error = error.message.removeprefix(f"{Path(layout.memory_db_path)}: ")
-    elif layout.memories.exists and layout.memories.error is not None:
-        memory_error = layout.memories.error
-    elif layout.memories.exists:
+            return replace(read, memory_error=error.message.removeprefix(f"{path}: "))
+    if layout.memories.exists:
         missing = ", ".join(n for n in REQUIRED_TABLES if n not in layout.memories.tables)
-        memory_error = f"not a Codex memory database (missing table(s): {missing})"
-    return CodexDbRead(layout, threads, snapshot, memory_error, threads_error)
+        return replace(read, memory_error=layout.memories.error
+                       or f"not a Codex memory database (missing table(s): {missing})")
+    return read
 
 
 # ---- forget ------------------------------------------------------------------------------------

@@ -159,7 +159,7 @@ def _database(ctx: _Context, sqlite_home: Path, busy_timeout_s: float) -> CodexD
         ctx.problem(layout.memory_db_path or layout.memories.path, read.memory_error)
     if read.threads_error is not None:
         ctx.problem(layout.state.path, read.threads_error)
-    for reason in read.snapshot.skipped_rows if read.snapshot else ():
+    for reason in read.skipped_rows:
         ctx.problem(layout.memory_db_path or layout.memories.path, reason)
     return read
 
@@ -202,7 +202,6 @@ def read_codex_home(home: str | os.PathLike[str], now: datetime | None = None, *
     memories = layout_memories_dir(home_path, read.layout)
     files = _memory_files(ctx, home_path, memories,
                           v2=read.layout.name == LAYOUT_MEMORIES_V2)
-    snapshot = read.snapshot
     db_path = Path(read.layout.memory_db_path or codex_db_path(db_home))
     gated = read.layout.name != LAYOUT_MEMORIES_V2  # 0.169 extracts paginated threads too
     threads = tuple(ThreadMeta.from_row(row, history_gates_memory=gated)
@@ -212,8 +211,8 @@ def read_codex_home(home: str | os.PathLike[str], now: datetime | None = None, *
     summary_by_id = {item.thread_id: item for item in files.summaries}
     stage1 = tuple(Stage1Output.from_row(row, _stage1_cwd(
         row.raw_memory, thread_by_id.get(row.thread_id), raw_by_id.get(row.thread_id),
-        summary_by_id.get(row.thread_id))) for row in (snapshot.stage1_outputs if snapshot else ()))
-    jobs = tuple(Job.from_row(row, moment) for row in (snapshot.jobs if snapshot else ()))
+        summary_by_id.get(row.thread_id))) for row in read.stage1_outputs)
+    jobs = tuple(Job.from_row(row, moment) for row in read.jobs)
     layout = describe_layout(read.layout)
     return CodexHome(
         home=str(home_path), memories_dir=str(memories), sqlite_path=str(db_path),
@@ -221,10 +220,10 @@ def read_codex_home(home: str | os.PathLike[str], now: datetime | None = None, *
         raw_memories=tuple(files.raw), rollout_summaries=tuple(files.summaries),
         notes=tuple(files.notes), instructions=files.instructions, skills=tuple(files.skills),
         stage1_outputs=stage1, jobs=jobs,
-        consolidation_max_thread_count=snapshot.max_thread_count if snapshot else None,
+        consolidation_max_thread_count=read.max_thread_count,
         diagnosis=(*layout_reasons(layout, read.memory_error),
                    *diagnose_jobs(jobs, moment)),
-        problems=tuple(ctx.problems), database_read=snapshot is not None, config=config,
+        problems=tuple(ctx.problems), database_read=read.memory_read, config=config,
         home_found=home_path.is_dir(), layout=layout, threads=threads,
         sqlite_home=str(db_home),
     )
