@@ -30,8 +30,7 @@ from memtui.store.codex_models import (
     CodexDbRead,
     CodexLayout,
     DatabaseFile,
-    ForgetPlanRow,
-    ForgetWriteResult,
+    ForgetRows,
     JobRow,
     Stage1Row,
     ThreadRow,
@@ -408,7 +407,7 @@ def _schema_tables(conn: sqlite3.Connection, schema: str) -> set[str]:
 
 
 def _plan_rows(conn: sqlite3.Connection, thread_schema: str | None, thread_id: str
-               ) -> ForgetPlanRow:
+               ) -> ForgetRows:
     found, mode = (_thread_state(conn, thread_schema, thread_id) if thread_schema
                    else (False, None))
     column = "selected_for_phase2" if "selected_for_phase2" in _table_columns(
@@ -417,7 +416,7 @@ def _plan_rows(conn: sqlite3.Connection, thread_schema: str | None, thread_id: s
                                     "WHERE thread_id = ?", (thread_id,)).fetchone()
     jobs = conn.execute(f"SELECT COUNT(*) FROM {JOBS_TABLE} WHERE kind = ? AND job_key = ?",
                         (STAGE1_JOB_KIND, thread_id)).fetchone()[0]
-    return ForgetPlanRow(found, mode, int(stage1), int(jobs), bool(_as_int(selected) or 0))
+    return ForgetRows(found, mode, int(stage1), int(jobs), bool(_as_int(selected) or 0))
 
 
 def unknown_layout_refusal(layout: CodexLayout) -> CodexDbSchemaError:
@@ -445,13 +444,13 @@ def _supported(layout: CodexLayout) -> Path:
 
 def plan_forget_thread_memory(sqlite_home: Path, thread_id: str, *,
                               busy_timeout_s: float = DEFAULT_READ_BUSY_TIMEOUT_S
-                              ) -> ForgetPlanRow:
+                              ) -> ForgetRows:
     """What the databases hold for one thread (read-only): for a dry run of a forget."""
     layout = detect_layout(sqlite_home, busy_timeout_s)
 
-    def read(conn: sqlite3.Connection) -> ForgetPlanRow:
+    def read(conn: sqlite3.Connection) -> ForgetRows:
         schema = "main" if layout.name == LAYOUT_STATE_DB else None
-        plan = _plan_rows(conn, schema, thread_id)
+        plan = replace(_plan_rows(conn, schema, thread_id), layout=layout.name)
         if schema is None and layout.state.exists and layout.state.error is None:
             found, mode = _read_only(Path(layout.state.path), busy_timeout_s,
                                      lambda state: _thread_state(state, "main", thread_id))
@@ -531,7 +530,7 @@ def _mark_polluted(conn: sqlite3.Connection, schema: str, thread_id: str) -> boo
 
 
 def _mark_polluted_only(state: Path, thread_id: str, busy_timeout_s: float
-                        ) -> ForgetWriteResult:
+                        ) -> ForgetRows:
     """Without a memory database yet, the durable opt-out alone (``threads`` only)."""
     try:
         conn = _connect(state, "rw", busy_timeout_s)
@@ -542,12 +541,12 @@ def _mark_polluted_only(state: Path, thread_id: str, busy_timeout_s: float
         found, _mode = _thread_state(conn, "main", thread_id)
         polluted = found and _mark_polluted(conn, "main", thread_id)
         conn.execute("COMMIT")
-        return ForgetWriteResult(LAYOUT_NONE, found, polluted, 0, 0, False)
+        return ForgetRows(found, None, 0, 0, False, polluted, LAYOUT_NONE)
 
 
 def forget_thread_memory(sqlite_home: Path, thread_id: str, now: int, *,
                          busy_timeout_s: float = DEFAULT_WRITE_BUSY_TIMEOUT_S
-                         ) -> ForgetWriteResult:
+                         ) -> ForgetRows:
     """Forget one thread as Codex does, in one transaction over both files: mark it
     ``polluted``, delete its stage-1 row and job, and enqueue the global consolidation if the
     row had been selected (watermark ``now``)."""
@@ -579,6 +578,6 @@ def forget_thread_memory(sqlite_home: Path, thread_id: str, now: int, *,
             conn.execute(_ENQUEUE_GLOBAL_SQL, (CONSOLIDATE_JOB_KIND, GLOBAL_JOB_KEY,
                                                DEFAULT_RETRY_REMAINING, now))
         conn.execute("COMMIT")
-        return ForgetWriteResult(layout.name, plan.thread_found, polluted, max(stage1, 0),
-                                 max(jobs, 0), plan.selected_for_phase2)
+        return replace(plan, memory_mode=None, stage1_rows=max(stage1, 0),
+                       job_rows=max(jobs, 0), marked_polluted=polluted, layout=layout.name)
 

@@ -133,24 +133,16 @@ class CodexDbRead:
 
 
 @dataclass(frozen=True)
-class ForgetPlanRow:
-    """What a thread has in the databases (read-only): for a dry run and the forget itself."""
+class ForgetRows:
+    """What a thread has in the databases (a dry run, read-only) or what a forget changed (all
+    in one transaction)."""
 
     thread_found: bool
     memory_mode: str | None
+    """Its ``memory_mode`` (a dry run only; None after a forget)."""
     stage1_rows: int
     job_rows: int
     selected_for_phase2: bool
-
-
-@dataclass(frozen=True)
-class ForgetWriteResult:
-    """What ``forget_thread_memory`` changed, all in one transaction."""
-
-    layout: str
-    thread_found: bool
-    marked_polluted: bool
-    stage1_deleted: int
-    jobs_deleted: int
-    was_selected: bool
-    """Its stage-1 row was consolidated, so the global consolidation was enqueued."""
+    """Its stage-1 row was consolidated, so a forget enqueues the global consolidation."""
+    marked_polluted: bool = False
+    layout: str | None = None
