@@ -122,7 +122,7 @@ def test_reads_every_part_of_a_realistic_home(home: Path) -> None:
     assert stage1[fx.THREAD_DOCS].cwd == fx.DOCS_CWD
     assert stage1[fx.THREAD_V7].selected_for_phase2 is True
     assert codex.consolidation_max_thread_count is None  # Codex has no such table
-    assert codex.thread_ids() == tuple(sorted((*fx.MEMORY_THREADS, fx.THREAD_POLLUTED)))
+    assert tuple(codex.memory_by_thread()) == tuple(sorted((*fx.MEMORY_THREADS, fx.THREAD_POLLUTED)))
 
 
 def test_hidden_entries_are_passed_over_without_a_problem(home: Path) -> None:
@@ -377,7 +377,7 @@ def test_symlinks_pointing_outside_are_never_followed(home: Path, tmp_path: Path
     codex = read_codex_home(home, fx.NOW)
     assert len(reasons(codex, "points outside the Codex home")) == 4
     assert "TOP-SECRET-CONTENT" not in json.dumps(codex.to_json())
-    assert "stolen" not in codex.thread_ids()
+    assert "stolen" not in codex.memory_by_thread()
     assert len(codex.notes) == 3  # a link that stays inside the home is fine
 
 
