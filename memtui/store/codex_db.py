@@ -485,38 +485,39 @@ def _state_error(info: DatabaseFile) -> CodexDbError:
     return error_type(f"{info.path}: {error}")
 
 
-def _open_for_forget(layout: CodexLayout, busy_timeout_s: float
-                     ) -> tuple[sqlite3.Connection, str | None]:
+def _open_for_forget(layout: CodexLayout, busy_timeout_s: float, thread_schema: str | None
+                     ) -> sqlite3.Connection:
     path = _supported(layout)  # an unknown layout is refused before
     _check_file(path)
     conn = _connect(path, "rw", busy_timeout_s)
     if layout.name == LAYOUT_STATE_DB:
-        return conn, "main"
-    state = Path(layout.state.path)
+        return conn
     if layout.state.exists and layout.state.error is not None:
         conn.close()  # never forget half: without the polluted mark Codex would re-extract
         raise _state_error(layout.state)
-    if not layout.state.exists or THREADS_TABLE not in layout.state.tables:
-        return conn, None
-    uri = f"{state.absolute().as_uri()}?mode=rw"
-    conn.execute(f"ATTACH DATABASE ? AS {STATE_SCHEMA}", (uri,))
-    return conn, STATE_SCHEMA
+    if thread_schema == STATE_SCHEMA:
+        uri = f"{Path(layout.state.path).absolute().as_uri()}?mode=rw"
+        conn.execute(f"ATTACH DATABASE ? AS {STATE_SCHEMA}", (uri,))
+    return conn
 
 
 @contextlib.contextmanager
-def _write_transaction(conn: sqlite3.Connection, path: Path, busy_timeout_s: float
-                       ) -> Iterator[None]:
-    """The block as one write on ``conn``, which it closes (it begins and commits itself);
-    an SQLite error rolls it back and is raised as a ``CodexDbError``."""
+def _write_transaction(path: Path, busy_timeout_s: float,
+                       connect: Callable[[], sqlite3.Connection]) -> Iterator[sqlite3.Connection]:
+    """The connection ``connect`` opens, for one write (the block begins and commits it), then
+    closed; an SQLite error rolls it back and is raised as a ``CodexDbError``."""
+    conn: sqlite3.Connection | None = None
     try:
-        yield
+        conn = connect()
+        yield conn
     except sqlite3.Error as error:
-        if conn.in_transaction:
+        if conn is not None and conn.in_transaction:
             with contextlib.suppress(sqlite3.Error):
                 conn.execute("ROLLBACK")
         raise _map_error(error, path, busy_timeout_s) from None
     finally:
-        conn.close()
+        if conn is not None:
+            conn.close()
 
 
 def _mark_polluted(conn: sqlite3.Connection, schema: str, thread_id: str) -> bool:
@@ -532,11 +533,8 @@ def _mark_polluted(conn: sqlite3.Connection, schema: str, thread_id: str) -> boo
 def _mark_polluted_only(state: Path, thread_id: str, busy_timeout_s: float
                         ) -> ForgetRows:
     """Without a memory database yet, the durable opt-out alone (``threads`` only)."""
-    try:
-        conn = _connect(state, "rw", busy_timeout_s)
-    except sqlite3.Error as error:
-        raise _map_error(error, state, busy_timeout_s) from None
-    with _write_transaction(conn, state, busy_timeout_s):
+    with _write_transaction(state, busy_timeout_s,
+                            lambda: _connect(state, "rw", busy_timeout_s)) as conn:
         conn.execute("BEGIN IMMEDIATE")
         found, _mode = _thread_state(conn, "main", thread_id)
         polluted = found and _mark_polluted(conn, "main", thread_id)
@@ -557,11 +555,11 @@ def forget_thread_memory(sqlite_home: Path, thread_id: str, now: int, *,
             and layout.state.error is None and THREADS_TABLE in layout.state.tables:
         return _mark_polluted_only(Path(layout.state.path), thread_id, busy_timeout_s)
     path = Path(layout.memory_db_path or layout.state.path)
-    try:
-        conn, thread_schema = _open_for_forget(layout, busy_timeout_s)
-    except sqlite3.Error as error:
-        raise _map_error(error, path, busy_timeout_s) from None
-    with _write_transaction(conn, path, busy_timeout_s):
+    thread_schema = "main" if layout.name == LAYOUT_STATE_DB else STATE_SCHEMA \
+        if layout.state.exists and THREADS_TABLE in layout.state.tables else None
+    with _write_transaction(path, busy_timeout_s,
+                            lambda: _open_for_forget(layout, busy_timeout_s, thread_schema)
+                            ) as conn:
         _require_schema(conn, path)
         conn.execute("PRAGMA secure_delete = ON")
         if thread_schema == STATE_SCHEMA:
