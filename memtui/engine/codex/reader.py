@@ -207,8 +207,8 @@ def read_codex_home(home: str | os.PathLike[str], now: datetime | None = None, *
     threads = tuple(ThreadMeta.from_row(row, history_gates_memory=gated)
                     for row in read.threads)
     thread_by_id = {item.thread_id: item for item in threads}
-    raw_by_id = {item.thread_id: item for item in files.raw}
-    summary_by_id = {item.thread_id: item for item in files.summaries}
+    raw_by_id = {item.thread_id: item for item in files.raw_memories}
+    summary_by_id = {item.thread_id: item for item in files.rollout_summaries}
     stage1 = tuple(Stage1Output.from_row(row, _stage1_cwd(
         row.raw_memory, thread_by_id.get(row.thread_id), raw_by_id.get(row.thread_id),
         summary_by_id.get(row.thread_id))) for row in read.stage1_outputs)
@@ -216,10 +216,7 @@ def read_codex_home(home: str | os.PathLike[str], now: datetime | None = None, *
     layout = describe_layout(read.layout)
     return CodexHome(
         home=str(home_path), memories_dir=str(memories), sqlite_path=str(db_path),
-        summary=files.summary, task_groups=tuple(files.groups),
-        raw_memories=tuple(files.raw), rollout_summaries=tuple(files.summaries),
-        notes=tuple(files.notes), instructions=files.instructions, skills=tuple(files.skills),
-        stage1_outputs=stage1, jobs=jobs,
+        **vars(files), stage1_outputs=stage1, jobs=jobs,
         consolidation_max_thread_count=read.max_thread_count,
         diagnosis=(*layout_reasons(layout, read.memory_error),
                    *diagnose_jobs(jobs, moment)),
@@ -229,44 +226,38 @@ def read_codex_home(home: str | os.PathLike[str], now: datetime | None = None, *
     )
 
 
-@dataclass
+@dataclass(frozen=True)
 class _Files:
-    """What the memory files' folder holds."""
+    """What the memory files' folder holds, as the ``CodexHome`` fields of the same names."""
 
     summary: Summary | None = None
-    groups: list[TaskGroup] = field(default_factory=list)
-    raw: list[RawMemory] = field(default_factory=list)
-    summaries: list[RolloutSummary] = field(default_factory=list)
-    notes: list[Note] = field(default_factory=list)
-    skills: list[str] = field(default_factory=list)
+    task_groups: tuple[TaskGroup, ...] = ()
+    raw_memories: tuple[RawMemory, ...] = ()
+    rollout_summaries: tuple[RolloutSummary, ...] = ()
+    notes: tuple[Note, ...] = ()
     instructions: str | None = None
+    skills: tuple[str, ...] = ()
 
 
 def _memory_files(ctx: _Context, home: Path, memories: Path, *, v2: bool) -> _Files:
     """The memory files of ``memories``; in the v2 layout, where Codex writes no ``MEMORY.md``
     or ``raw_memories.md``, a missing file is no problem."""
-    files = _Files()
     if not home.is_dir():
         ctx.problem(home, "Codex home not found (or not a folder)")
-        return files
+        return _Files()
     if not os.path.lexists(memories):
         ctx.problem(memories, "folder not found (Codex has not written memories here)")
-        return files
+        return _Files()
     try:
         CODEX_FILES.check_inside(memories, ctx.root)
     except FileProblemError as error:
         ctx.problem(memories, error.reason)
-        return files
-    files.summary = _parsed(ctx, memories / MEMORY_SUMMARY_FILE, parse_memory_summary,
-                            optional=v2)
-    files.groups = _parsed(ctx, memories / MEMORY_MD_FILE, parse_memory_md, optional=v2) or []
-    files.raw = _parsed(ctx, memories / RAW_MEMORIES_FILE, parse_raw_memories,
-                        optional=v2) or []
-    files.summaries = _rollout_summaries(ctx, memories / ROLLOUT_SUMMARIES_DIR,
-                                         required=not v2)
-    files.notes = _notes(ctx, memories.joinpath(*NOTES_DIR_PARTS))
-    files.instructions = ctx.read(memories.joinpath(*AD_HOC_DIR_PARTS, INSTRUCTIONS_FILE),
-                                  required=False)
-    files.skills = _skills(ctx, memories / SKILLS_DIR)
-    return files
-
+        return _Files()
+    return _Files(
+        _parsed(ctx, memories / MEMORY_SUMMARY_FILE, parse_memory_summary, optional=v2),
+        tuple(_parsed(ctx, memories / MEMORY_MD_FILE, parse_memory_md, optional=v2) or ()),
+        tuple(_parsed(ctx, memories / RAW_MEMORIES_FILE, parse_raw_memories, optional=v2) or ()),
+        tuple(_rollout_summaries(ctx, memories / ROLLOUT_SUMMARIES_DIR, required=not v2)),
+        tuple(_notes(ctx, memories.joinpath(*NOTES_DIR_PARTS))),
+        ctx.read(memories.joinpath(*AD_HOC_DIR_PARTS, INSTRUCTIONS_FILE), required=False),
+        tuple(_skills(ctx, memories / SKILLS_DIR)))
