@@ -272,12 +272,14 @@ def _read_only(path: Path, timeout_s: float, read: Callable[[sqlite3.Connection]
 # ---- layouts ------------------------------------------------------------------------------------
 
 
-def _migration_version(conn: sqlite3.Connection, tables: set[str]) -> int | None:
-    if MIGRATIONS_TABLE not in tables:
-        return None
-    where = " WHERE success" if "success" in _table_columns(conn, MIGRATIONS_TABLE) else ""
-    row = conn.execute(f"SELECT MAX(version) FROM {MIGRATIONS_TABLE}{where}").fetchone()
-    return _as_int(row[0]) if row else None
+def _database_file(conn: sqlite3.Connection, path: Path) -> DatabaseFile:
+    tables = _schema_tables(conn, "main")
+    version = None
+    if MIGRATIONS_TABLE in tables:
+        where = " WHERE success" if "success" in _table_columns(conn, MIGRATIONS_TABLE) else ""
+        row = conn.execute(f"SELECT MAX(version) FROM {MIGRATIONS_TABLE}{where}").fetchone()
+        version = _as_int(row[0]) if row else None
+    return DatabaseFile(str(path), True, frozenset(tables), version)
 
 
 def inspect_database(path: Path, busy_timeout_s: float = DEFAULT_READ_BUSY_TIMEOUT_S
@@ -287,13 +289,7 @@ def inspect_database(path: Path, busy_timeout_s: float = DEFAULT_READ_BUSY_TIMEO
         return DatabaseFile(str(path), False)
     try:
         _check_file(path)
-
-        def read(conn: sqlite3.Connection) -> DatabaseFile:
-            tables = _schema_tables(conn, "main")
-            return DatabaseFile(str(path), True, frozenset(tables),
-                                _migration_version(conn, tables))
-
-        return _read_only(path, busy_timeout_s, read)
+        return _read_only(path, busy_timeout_s, lambda conn: _database_file(conn, path))
     except CodexDbError as error:
         return DatabaseFile(str(path), True, error=error.message.removeprefix(f"{path}: "))
 
