@@ -63,6 +63,7 @@ from memtui.store.timeutil import format_time
 
 MARKDOWN_SUFFIX = ".md"
 ParsedT = TypeVar("ParsedT")
+SafeT = TypeVar("SafeT")
 
 
 @dataclass
@@ -82,20 +83,22 @@ class _Context:
             if required:
                 self.problem(path, "file not found")
             return None
-        try:
-            return CODEX_FILES.read_text(path, self.root, self.max_file_bytes)
-        except FileProblemError as error:
-            self.problem(path, error.reason)
-            return None
+        return self.safely(path, lambda item, root: CODEX_FILES.read_text(
+            item, root, self.max_file_bytes))
 
     def entries(self, folder: Path) -> list[Path]:
         """A folder's entries but the hidden ones (a leading dot), or [] with a problem."""
-        try:
-            found = CODEX_FILES.list_folder(folder, self.root)
-        except FileProblemError as error:
-            self.problem(folder, error.reason)
-            return []
+        found = self.safely(folder, CODEX_FILES.list_folder) or []
         return [path for path in found if not path.name.startswith(".")]
+
+    def safely(self, path: Path, action: Callable[[Path, Path], SafeT]) -> SafeT | None:
+        """``action(path, root)`` (a ``CODEX_FILES`` call), or None with the problem it
+        raised (``FileProblemError``)."""
+        try:
+            return action(path, self.root)
+        except FileProblemError as error:
+            self.problem(path, error.reason)
+            return None
 
 
 def _parsed(ctx: _Context, path: Path,
@@ -136,16 +139,8 @@ def _notes(ctx: _Context, folder: Path) -> list[Note]:
 
 
 def _skills(ctx: _Context, folder: Path) -> list[str]:
-    names: list[str] = []
-    for path in ctx.entries(folder):
-        try:
-            CODEX_FILES.check_inside(path, ctx.root)
-        except FileProblemError as error:
-            ctx.problem(path, error.reason)
-            continue
-        if (path / SKILL_FILE).is_file():
-            names.append(path.name)
-    return names
+    return [path.name for path in ctx.entries(folder)
+            if ctx.safely(path, CODEX_FILES.check_inside) and (path / SKILL_FILE).is_file()]
 
 
 def _database(ctx: _Context, sqlite_home: Path, busy_timeout_s: float) -> CodexDbRead:
@@ -248,10 +243,7 @@ def _memory_files(ctx: _Context, home: Path, memories: Path, *, v2: bool) -> _Fi
     if not os.path.lexists(memories):
         ctx.problem(memories, "folder not found (Codex has not written memories here)")
         return _Files()
-    try:
-        CODEX_FILES.check_inside(memories, ctx.root)
-    except FileProblemError as error:
-        ctx.problem(memories, error.reason)
+    if ctx.safely(memories, CODEX_FILES.check_inside) is None:
         return _Files()
     return _Files(
         _parsed(ctx, memories / MEMORY_SUMMARY_FILE, parse_memory_summary, optional=v2),
