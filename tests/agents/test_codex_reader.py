@@ -122,7 +122,8 @@ def test_reads_every_part_of_a_realistic_home(home: Path) -> None:
     assert stage1[fx.THREAD_DOCS].cwd == fx.DOCS_CWD
     assert stage1[fx.THREAD_V7].selected_for_phase2 is True
     assert codex.consolidation_max_thread_count is None  # Codex has no such table
-    assert tuple(codex.memory_by_thread()) == tuple(sorted((*fx.MEMORY_THREADS, fx.THREAD_POLLUTED)))
+    expected = tuple(sorted((*fx.MEMORY_THREADS, fx.THREAD_POLLUTED)))
+    assert tuple(codex.memory_by_thread()) == expected
 
 
 def test_hidden_entries_are_passed_over_without_a_problem(home: Path) -> None:
