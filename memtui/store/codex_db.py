@@ -28,11 +28,9 @@ from memtui.store.codex_models import (
     STAGE1_JOB_KIND,
     TIME_ANNOTATION,
     CodexDbRead,
-    CodexDbSnapshot,
     CodexLayout,
     DatabaseFile,
-    ForgetPlanRow,
-    ForgetWriteResult,
+    ForgetRows,
     JobRow,
     Stage1Row,
     ThreadRow,
@@ -225,7 +223,8 @@ def _keyed_rows(conn: sqlite3.Connection, table: str, row_class: Callable[..., R
     return tuple(_row_of(row_class, row) for row in rows if has_key(row))
 
 
-def _read_all(conn: sqlite3.Connection, path: Path, max_rows: int) -> CodexDbSnapshot:
+def _read_memory(conn: sqlite3.Connection, path: Path, max_rows: int, read: CodexDbRead
+                 ) -> CodexDbRead:
     conn.execute("BEGIN")
     try:
         tables = _require_schema(conn, path)
@@ -242,18 +241,18 @@ def _read_all(conn: sqlite3.Connection, path: Path, max_rows: int) -> CodexDbSna
             max_threads = _as_int(found[0]) if found else None
     finally:
         conn.execute("ROLLBACK")
-    return CodexDbSnapshot(stage1_outputs=stage1, jobs=jobs,
-                           max_thread_count=max_threads, skipped_rows=tuple(skipped))
+    return replace(read, memory_read=True, stage1_outputs=stage1, jobs=jobs,
+                   max_thread_count=max_threads, skipped_rows=tuple(skipped))
 
 
-def read_codex_db(db_path: Path, *, busy_timeout_s: float = DEFAULT_READ_BUSY_TIMEOUT_S,
-                  max_rows: int = MAX_ROWS_PER_TABLE) -> CodexDbSnapshot:
-    """Stage-1 outputs, jobs and consolidation progress of one file, in one read-only
-    snapshot; a ``CodexDbError`` naming the file."""
+def read_codex_db(db_path: Path, read: CodexDbRead, *,
+                  busy_timeout_s: float = DEFAULT_READ_BUSY_TIMEOUT_S,
+                  max_rows: int = MAX_ROWS_PER_TABLE) -> CodexDbRead:
+    """``read`` with the stage-1 outputs, jobs and consolidation progress of one file, in one
+    read-only snapshot; a ``CodexDbError`` naming the file."""
     path = Path(db_path)
     _check_file(path)
-    return _read_only(path, busy_timeout_s,
-                      lambda conn: _read_all(conn, path, max_rows))
+    return _read_only(path, busy_timeout_s, lambda conn: _read_memory(conn, path, max_rows, read))
 
 
 def _read_only(path: Path, timeout_s: float, read: Callable[[sqlite3.Connection], ReadT], *,
@@ -273,12 +272,14 @@ def _read_only(path: Path, timeout_s: float, read: Callable[[sqlite3.Connection]
 # ---- layouts ------------------------------------------------------------------------------------
 
 
-def _migration_version(conn: sqlite3.Connection, tables: set[str]) -> int | None:
-    if MIGRATIONS_TABLE not in tables:
-        return None
-    where = " WHERE success" if "success" in _table_columns(conn, MIGRATIONS_TABLE) else ""
-    row = conn.execute(f"SELECT MAX(version) FROM {MIGRATIONS_TABLE}{where}").fetchone()
-    return _as_int(row[0]) if row else None
+def _database_file(conn: sqlite3.Connection, path: Path) -> DatabaseFile:
+    tables = _schema_tables(conn, "main")
+    version = None
+    if MIGRATIONS_TABLE in tables:
+        where = " WHERE success" if "success" in _table_columns(conn, MIGRATIONS_TABLE) else ""
+        row = conn.execute(f"SELECT MAX(version) FROM {MIGRATIONS_TABLE}{where}").fetchone()
+        version = _as_int(row[0]) if row else None
+    return DatabaseFile(str(path), True, frozenset(tables), version)
 
 
 def inspect_database(path: Path, busy_timeout_s: float = DEFAULT_READ_BUSY_TIMEOUT_S
@@ -288,13 +289,7 @@ def inspect_database(path: Path, busy_timeout_s: float = DEFAULT_READ_BUSY_TIMEO
         return DatabaseFile(str(path), False)
     try:
         _check_file(path)
-
-        def read(conn: sqlite3.Connection) -> DatabaseFile:
-            tables = _schema_tables(conn, "main")
-            return DatabaseFile(str(path), True, frozenset(tables),
-                                _migration_version(conn, tables))
-
-        return _read_only(path, busy_timeout_s, read)
+        return _read_only(path, busy_timeout_s, lambda conn: _database_file(conn, path))
     except CodexDbError as error:
         return DatabaseFile(str(path), True, error=error.message.removeprefix(f"{path}: "))
 
@@ -368,28 +363,24 @@ def read_codex_dbs(sqlite_home: Path, *, busy_timeout_s: float = DEFAULT_READ_BU
     raises for a database problem (each is in ``memory_error`` / ``threads_error``)."""
     layout = detect_layout(sqlite_home, busy_timeout_s)
     state_path = Path(layout.state.path)
-    threads: tuple[ThreadRow[int], ...] = ()
-    threads_error: str | None = layout.state.error
+    read = CodexDbRead(layout, threads_error=layout.state.error)
     if layout.state.exists and layout.state.error is None:
         try:
-            threads = _read_only(state_path, busy_timeout_s,
-                                 lambda conn: _read_threads(conn, max_rows))
+            read = replace(read, threads=_read_only(state_path, busy_timeout_s,
+                                                    lambda conn: _read_threads(conn, max_rows)))
         except CodexDbError as error:
-            threads_error = error.message.removeprefix(f"{state_path}: ")
-    snapshot: CodexDbSnapshot | None = None
-    memory_error: str | None = None
+            read = replace(read, threads_error=error.message.removeprefix(f"{state_path}: "))
     if layout.memory_db_path is not None:
+        path = Path(layout.memory_db_path)
         try:
-            snapshot = read_codex_db(Path(layout.memory_db_path),
-                                     busy_timeout_s=busy_timeout_s, max_rows=max_rows)
+            return read_codex_db(path, read, busy_timeout_s=busy_timeout_s, max_rows=max_rows)
         except CodexDbError as error:
-            memory_error = error.message.removeprefix(f"{Path(layout.memory_db_path)}: ")
-    elif layout.memories.exists and layout.memories.error is not None:
-        memory_error = layout.memories.error
-    elif layout.memories.exists:
+            return replace(read, memory_error=error.message.removeprefix(f"{path}: "))
+    if layout.memories.exists:
         missing = ", ".join(n for n in REQUIRED_TABLES if n not in layout.memories.tables)
-        memory_error = f"not a Codex memory database (missing table(s): {missing})"
-    return CodexDbRead(layout, threads, snapshot, memory_error, threads_error)
+        return replace(read, memory_error=layout.memories.error
+                       or f"not a Codex memory database (missing table(s): {missing})")
+    return read
 
 
 # ---- forget ------------------------------------------------------------------------------------
@@ -412,7 +403,7 @@ def _schema_tables(conn: sqlite3.Connection, schema: str) -> set[str]:
 
 
 def _plan_rows(conn: sqlite3.Connection, thread_schema: str | None, thread_id: str
-               ) -> ForgetPlanRow:
+               ) -> ForgetRows:
     found, mode = (_thread_state(conn, thread_schema, thread_id) if thread_schema
                    else (False, None))
     column = "selected_for_phase2" if "selected_for_phase2" in _table_columns(
@@ -421,7 +412,7 @@ def _plan_rows(conn: sqlite3.Connection, thread_schema: str | None, thread_id: s
                                     "WHERE thread_id = ?", (thread_id,)).fetchone()
     jobs = conn.execute(f"SELECT COUNT(*) FROM {JOBS_TABLE} WHERE kind = ? AND job_key = ?",
                         (STAGE1_JOB_KIND, thread_id)).fetchone()[0]
-    return ForgetPlanRow(found, mode, int(stage1), int(jobs), bool(_as_int(selected) or 0))
+    return ForgetRows(found, mode, int(stage1), int(jobs), bool(_as_int(selected) or 0))
 
 
 def unknown_layout_refusal(layout: CodexLayout) -> CodexDbSchemaError:
@@ -449,13 +440,13 @@ def _supported(layout: CodexLayout) -> Path:
 
 def plan_forget_thread_memory(sqlite_home: Path, thread_id: str, *,
                               busy_timeout_s: float = DEFAULT_READ_BUSY_TIMEOUT_S
-                              ) -> ForgetPlanRow:
+                              ) -> ForgetRows:
     """What the databases hold for one thread (read-only): for a dry run of a forget."""
     layout = detect_layout(sqlite_home, busy_timeout_s)
 
-    def read(conn: sqlite3.Connection) -> ForgetPlanRow:
+    def read(conn: sqlite3.Connection) -> ForgetRows:
         schema = "main" if layout.name == LAYOUT_STATE_DB else None
-        plan = _plan_rows(conn, schema, thread_id)
+        plan = replace(_plan_rows(conn, schema, thread_id), layout=layout.name)
         if schema is None and layout.state.exists and layout.state.error is None:
             found, mode = _read_only(Path(layout.state.path), busy_timeout_s,
                                      lambda state: _thread_state(state, "main", thread_id))
@@ -490,38 +481,39 @@ def _state_error(info: DatabaseFile) -> CodexDbError:
     return error_type(f"{info.path}: {error}")
 
 
-def _open_for_forget(layout: CodexLayout, busy_timeout_s: float
-                     ) -> tuple[sqlite3.Connection, str | None]:
+def _open_for_forget(layout: CodexLayout, busy_timeout_s: float, thread_schema: str | None
+                     ) -> sqlite3.Connection:
     path = _supported(layout)  # an unknown layout is refused before
     _check_file(path)
     conn = _connect(path, "rw", busy_timeout_s)
     if layout.name == LAYOUT_STATE_DB:
-        return conn, "main"
-    state = Path(layout.state.path)
+        return conn
     if layout.state.exists and layout.state.error is not None:
         conn.close()  # never forget half: without the polluted mark Codex would re-extract
         raise _state_error(layout.state)
-    if not layout.state.exists or THREADS_TABLE not in layout.state.tables:
-        return conn, None
-    uri = f"{state.absolute().as_uri()}?mode=rw"
-    conn.execute(f"ATTACH DATABASE ? AS {STATE_SCHEMA}", (uri,))
-    return conn, STATE_SCHEMA
+    if thread_schema == STATE_SCHEMA:
+        uri = f"{Path(layout.state.path).absolute().as_uri()}?mode=rw"
+        conn.execute(f"ATTACH DATABASE ? AS {STATE_SCHEMA}", (uri,))
+    return conn
 
 
 @contextlib.contextmanager
-def _write_transaction(conn: sqlite3.Connection, path: Path, busy_timeout_s: float
-                       ) -> Iterator[None]:
-    """The block as one write on ``conn``, which it closes (it begins and commits itself);
-    an SQLite error rolls it back and is raised as a ``CodexDbError``."""
+def _write_transaction(path: Path, busy_timeout_s: float,
+                       connect: Callable[[], sqlite3.Connection]) -> Iterator[sqlite3.Connection]:
+    """The connection ``connect`` opens, for one write (the block begins and commits it), then
+    closed; an SQLite error rolls it back and is raised as a ``CodexDbError``."""
+    conn: sqlite3.Connection | None = None
     try:
-        yield
+        conn = connect()
+        yield conn
     except sqlite3.Error as error:
-        if conn.in_transaction:
+        if conn is not None and conn.in_transaction:
             with contextlib.suppress(sqlite3.Error):
                 conn.execute("ROLLBACK")
         raise _map_error(error, path, busy_timeout_s) from None
     finally:
-        conn.close()
+        if conn is not None:
+            conn.close()
 
 
 def _mark_polluted(conn: sqlite3.Connection, schema: str, thread_id: str) -> bool:
@@ -535,23 +527,20 @@ def _mark_polluted(conn: sqlite3.Connection, schema: str, thread_id: str) -> boo
 
 
 def _mark_polluted_only(state: Path, thread_id: str, busy_timeout_s: float
-                        ) -> ForgetWriteResult:
+                        ) -> ForgetRows:
     """Without a memory database yet, the durable opt-out alone (``threads`` only)."""
-    try:
-        conn = _connect(state, "rw", busy_timeout_s)
-    except sqlite3.Error as error:
-        raise _map_error(error, state, busy_timeout_s) from None
-    with _write_transaction(conn, state, busy_timeout_s):
+    with _write_transaction(state, busy_timeout_s,
+                            lambda: _connect(state, "rw", busy_timeout_s)) as conn:
         conn.execute("BEGIN IMMEDIATE")
         found, _mode = _thread_state(conn, "main", thread_id)
         polluted = found and _mark_polluted(conn, "main", thread_id)
         conn.execute("COMMIT")
-        return ForgetWriteResult(LAYOUT_NONE, found, polluted, 0, 0, False)
+        return ForgetRows(found, None, 0, 0, False, polluted, LAYOUT_NONE)
 
 
 def forget_thread_memory(sqlite_home: Path, thread_id: str, now: int, *,
                          busy_timeout_s: float = DEFAULT_WRITE_BUSY_TIMEOUT_S
-                         ) -> ForgetWriteResult:
+                         ) -> ForgetRows:
     """Forget one thread as Codex does, in one transaction over both files: mark it
     ``polluted``, delete its stage-1 row and job, and enqueue the global consolidation if the
     row had been selected (watermark ``now``)."""
@@ -562,11 +551,11 @@ def forget_thread_memory(sqlite_home: Path, thread_id: str, now: int, *,
             and layout.state.error is None and THREADS_TABLE in layout.state.tables:
         return _mark_polluted_only(Path(layout.state.path), thread_id, busy_timeout_s)
     path = Path(layout.memory_db_path or layout.state.path)
-    try:
-        conn, thread_schema = _open_for_forget(layout, busy_timeout_s)
-    except sqlite3.Error as error:
-        raise _map_error(error, path, busy_timeout_s) from None
-    with _write_transaction(conn, path, busy_timeout_s):
+    thread_schema = "main" if layout.name == LAYOUT_STATE_DB else STATE_SCHEMA \
+        if layout.state.exists and THREADS_TABLE in layout.state.tables else None
+    with _write_transaction(path, busy_timeout_s,
+                            lambda: _open_for_forget(layout, busy_timeout_s, thread_schema)
+                            ) as conn:
         _require_schema(conn, path)
         conn.execute("PRAGMA secure_delete = ON")
         if thread_schema == STATE_SCHEMA:
@@ -583,6 +572,6 @@ def forget_thread_memory(sqlite_home: Path, thread_id: str, now: int, *,
             conn.execute(_ENQUEUE_GLOBAL_SQL, (CONSOLIDATE_JOB_KIND, GLOBAL_JOB_KEY,
                                                DEFAULT_RETRY_REMAINING, now))
         conn.execute("COMMIT")
-        return ForgetWriteResult(layout.name, plan.thread_found, polluted, max(stage1, 0),
-                                 max(jobs, 0), plan.selected_for_phase2)
+        return replace(plan, memory_mode=None, stage1_rows=max(stage1, 0),
+                       job_rows=max(jobs, 0), marked_polluted=polluted, layout=layout.name)
 

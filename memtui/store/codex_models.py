@@ -52,18 +52,6 @@ class JobRow(Generic[Time]):
     last_success_watermark: int | None
 
 
-@dataclass(frozen=True)
-class CodexDbSnapshot:
-    """Everything read from one ``memories_1.sqlite`` in a single read transaction."""
-
-    stage1_outputs: tuple[Stage1Row[int], ...]
-    jobs: tuple[JobRow[int], ...]
-    max_thread_count: int | None
-    """``consolidation_progress.max_thread_count``; None when the table or row is absent."""
-    skipped_rows: tuple[str, ...] = ()
-    """One-line reasons for rows that could not be read (for example a NULL key)."""
-
-
 # Codex's database layouts, each in words in the engine's ``LAYOUT_WORDS``.
 LAYOUT_MEMORIES_DB = "memories_1"
 LAYOUT_STATE_DB = "state_5"
@@ -126,35 +114,35 @@ class CodexLayout:
 
 @dataclass(frozen=True)
 class CodexDbRead:
-    """Everything read from a home's databases: the layout, the threads, the memory rows, and
-    why the memory tables or ``threads`` could not be read (None when they were or are none)."""
+    """Everything read from a home's databases, each file in one read transaction: the
+    layout, the threads, the memory rows, and why the memory tables or ``threads`` could not
+    be read (None when they were or are none)."""
 
     layout: CodexLayout
     threads: tuple[ThreadRow[int], ...] = ()
-    snapshot: CodexDbSnapshot | None = None
+    memory_read: bool = False
+    """True when the memory tables (``stage1_outputs`` and ``jobs``) were read."""
+    stage1_outputs: tuple[Stage1Row[int], ...] = ()
+    jobs: tuple[JobRow[int], ...] = ()
+    max_thread_count: int | None = None
+    """``consolidation_progress.max_thread_count``; None when the table or row is absent."""
+    skipped_rows: tuple[str, ...] = ()
+    """One-line reasons for rows that could not be read (for example a NULL key)."""
     memory_error: str | None = None
     threads_error: str | None = None
 
 
 @dataclass(frozen=True)
-class ForgetPlanRow:
-    """What a thread has in the databases (read-only): for a dry run and the forget itself."""
+class ForgetRows:
+    """What a thread has in the databases (a dry run, read-only) or what a forget changed (all
+    in one transaction)."""
 
     thread_found: bool
     memory_mode: str | None
+    """Its ``memory_mode`` (a dry run only; None after a forget)."""
     stage1_rows: int
     job_rows: int
     selected_for_phase2: bool
-
-
-@dataclass(frozen=True)
-class ForgetWriteResult:
-    """What ``forget_thread_memory`` changed, all in one transaction."""
-
-    layout: str
-    thread_found: bool
-    marked_polluted: bool
-    stage1_deleted: int
-    jobs_deleted: int
-    was_selected: bool
-    """Its stage-1 row was consolidated, so the global consolidation was enqueued."""
+    """Its stage-1 row was consolidated, so a forget enqueues the global consolidation."""
+    marked_polluted: bool = False
+    layout: str | None = None

@@ -40,9 +40,10 @@ from memtui.store.codex_db import (
     CodexDbMissing,
     CodexDbNotADatabase,
     CodexDbSchemaError,
+    detect_layout,
     read_codex_db,
 )
-from memtui.store.codex_models import JobRow
+from memtui.store.codex_models import CodexDbRead, JobRow
 
 FAST_TIMEOUT_S = 0.1
 
@@ -54,6 +55,12 @@ def home(tmp_path: Path) -> Path:
 
 def memories(home: Path) -> Path:
     return home / "memories"
+
+
+def read_db(path: Path, busy_timeout_s: float = 2.0) -> CodexDbRead:
+    """The memory tables of one file (``read_codex_db``) beside its folder's layout."""
+    layout = detect_layout(path.parent, busy_timeout_s)
+    return read_codex_db(path, CodexDbRead(layout), busy_timeout_s=busy_timeout_s)
 
 
 def reasons(codex, fragment: str) -> list[str]:
@@ -115,7 +122,8 @@ def test_reads_every_part_of_a_realistic_home(home: Path) -> None:
     assert stage1[fx.THREAD_DOCS].cwd == fx.DOCS_CWD
     assert stage1[fx.THREAD_V7].selected_for_phase2 is True
     assert codex.consolidation_max_thread_count is None  # Codex has no such table
-    assert codex.thread_ids() == tuple(sorted((*fx.MEMORY_THREADS, fx.THREAD_POLLUTED)))
+    expected = tuple(sorted((*fx.MEMORY_THREADS, fx.THREAD_POLLUTED)))
+    assert tuple(codex.memory_by_thread()) == expected
 
 
 def test_hidden_entries_are_passed_over_without_a_problem(home: Path) -> None:
@@ -370,7 +378,7 @@ def test_symlinks_pointing_outside_are_never_followed(home: Path, tmp_path: Path
     codex = read_codex_home(home, fx.NOW)
     assert len(reasons(codex, "points outside the Codex home")) == 4
     assert "TOP-SECRET-CONTENT" not in json.dumps(codex.to_json())
-    assert "stolen" not in codex.thread_ids()
+    assert "stolen" not in codex.memory_by_thread()
     assert len(codex.notes) == 3  # a link that stays inside the home is fine
 
 
@@ -408,7 +416,7 @@ def test_non_database_file(home: Path) -> None:
     assert "not an SQLite database" in problem and "\n" not in problem
     assert not codex.database_read and len(codex.task_groups) == 2
     with pytest.raises(CodexDbNotADatabase):
-        read_codex_db(home / "memories_1.sqlite")
+        read_db(home / "memories_1.sqlite")
 
 
 def test_truncated_database(home: Path) -> None:
@@ -425,9 +433,9 @@ def test_missing_tables_and_missing_file(tmp_path: Path) -> None:
     conn.execute("CREATE TABLE jobs (kind TEXT)")
     conn.close()
     with pytest.raises(CodexDbSchemaError, match="missing table"):
-        read_codex_db(db)
+        read_db(db)
     with pytest.raises(CodexDbMissing):
-        read_codex_db(tmp_path / "absent.sqlite")
+        read_db(tmp_path / "absent.sqlite")
 
 
 def test_older_schema_without_optional_columns(tmp_path: Path) -> None:
@@ -443,7 +451,7 @@ def test_older_schema_without_optional_columns(tmp_path: Path) -> None:
     """)
     conn.commit()
     conn.close()
-    snapshot = read_codex_db(db)
+    snapshot = read_db(db)
     [row] = snapshot.stage1_outputs
     assert row.raw_memory == "\ufffda" and row.source_updated_at == 1_700_000_000
     assert row.rollout_summary == "" and row.usage_count is None
@@ -458,7 +466,7 @@ def test_database_locked_by_another_process(tmp_path: Path) -> None:
     try:
         codex = read_codex_home(home, fx.NOW, db_busy_timeout_s=FAST_TIMEOUT_S)
         with pytest.raises(CodexDbLocked, match="locked"):
-            read_codex_db(home / "memories_1.sqlite", busy_timeout_s=FAST_TIMEOUT_S)
+            read_db(home / "memories_1.sqlite", FAST_TIMEOUT_S)
     finally:
         holder.execute("ROLLBACK")
         holder.close()

@@ -50,16 +50,14 @@ def database_problem(codex: CodexHome) -> str | None:
 def codex_threads(codex: CodexHome) -> list[CodexThread]:
     """Every thread of a home with a memory, a job or a ``threads`` row, for browsing: those
     with a memory or job first, each part newest first."""
-    raw = {item.thread_id: item for item in codex.raw_memories}
-    summaries = {item.thread_id: item for item in codex.rollout_summaries}
-    stage1 = {item.thread_id: item for item in codex.stage1_outputs}
+    memory = codex.memory_by_thread()
     jobs = {job.job_key: job for job in codex.jobs if job.is_stage1}
     metas = codex.threads_by_id()
-    with_memory = set(codex.thread_ids()) | set(jobs)
+    with_memory = set(memory) | set(jobs)
     threads: list[CodexThread] = []
     for thread_id in sorted(with_memory | set(metas)):
         meta, job = metas.get(thread_id), jobs.get(thread_id)
-        row, entry, summary = stage1.get(thread_id), raw.get(thread_id), summaries.get(thread_id)
+        row, entry, summary = memory.get(thread_id, (None, None, None))
         front = parse_front_matter(row.raw_memory if row else entry.body if entry else "")
         # the v2 layout keeps no raw memory: its rollout summary is the memory
         description = front.get("description") or (first_line(row.rollout_summary) if row

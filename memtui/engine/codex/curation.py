@@ -46,7 +46,7 @@ from memtui.store.codex_db import (
     plan_forget_thread_memory,
     unknown_layout_refusal,
 )
-from memtui.store.codex_models import LAYOUT_UNKNOWN, CodexLayout, ForgetPlanRow
+from memtui.store.codex_models import LAYOUT_UNKNOWN, CodexLayout, ForgetRows
 
 MAX_THREAD_ID_CHARS = 200
 HEADER_READ_BYTES = 64 * 1024
@@ -171,14 +171,19 @@ def plan_forget_thread(home: str | os.PathLike[str], thread_id: str, *,
         plan = plan_forget_thread_memory(db_home, thread_id)
     except CodexDbError as error:
         problems.append(Problem(str(codex_db_path(db_home)), error.message))
-        plan = ForgetPlanRow(False, None, 0, 0, False)
-    return ForgetResult(thread_id, plan.stage1_rows, plan.job_rows,
-                        tuple(str(path) for path in files), False, tuple(problems),
-                        thread_found=plan.thread_found, memory_mode=plan.memory_mode,
-                        selected_for_phase2=plan.selected_for_phase2,
-                        consolidation_enqueued=plan.selected_for_phase2,
-                        still_in=_still_in(home_path, memories, thread_id,
-                                           [p.name for p in files]), layout=layout.name)
+        plan = ForgetRows(False, None, 0, 0, False, layout=layout.name)
+    return _result(thread_id, plan, files, False, problems, _still_in(
+        home_path, memories, thread_id, [path.name for path in files]))
+
+
+def _result(thread_id: str, rows: ForgetRows, files: list[Path], written: bool,
+            problems: list[Problem], still_in: tuple[str, ...]) -> ForgetResult:
+    return ForgetResult(
+        thread_id, rows.stage1_rows, rows.job_rows, tuple(str(path) for path in files), written,
+        tuple(problems), layout=rows.layout, thread_found=rows.thread_found,
+        memory_mode=rows.memory_mode, marked_polluted=rows.marked_polluted,
+        selected_for_phase2=rows.selected_for_phase2,
+        consolidation_enqueued=rows.selected_for_phase2, still_in=still_in)
 
 
 def _remove_file(path: Path, home: Path, memories: Path) -> None:
@@ -223,7 +228,7 @@ def forget_thread(home: str | os.PathLike[str], thread_id: str, write: bool, *,
             DEFAULT_WRITE_BUSY_TIMEOUT_S if busy_timeout_s is None else busy_timeout_s))
     except CodexDbMissing as error:
         problems.append(Problem(str(codex_db_path(db_home)), error.message))
-        result = None
+        result = ForgetRows(False, None, 0, 0, False)
     except CodexDbReadOnly as error:
         raise AgentFileWriteFailed(f"{error.message}; nothing was changed") from None
     except CodexDbError as error:
@@ -231,11 +236,4 @@ def forget_thread(home: str | os.PathLike[str], thread_id: str, write: bool, *,
     still_in = _still_in(home_path, memories, thread_id, [path.name for path in files])
     for path in files:
         _remove_file(path, home_path, memories)
-    removed = tuple(str(path) for path in files)
-    if result is None:
-        return ForgetResult(thread_id, 0, 0, removed, True, tuple(problems), still_in=still_in)
-    return ForgetResult(
-        thread_id, result.stage1_deleted, result.jobs_deleted, removed, True, tuple(problems),
-        layout=result.layout, thread_found=result.thread_found,
-        marked_polluted=result.marked_polluted, selected_for_phase2=result.was_selected,
-        consolidation_enqueued=result.was_selected, still_in=still_in)
+    return _result(thread_id, result, files, True, problems, still_in)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import re
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -29,13 +30,7 @@ from memtui.engine.codex.import_report import (
     ImportItem,
     ImportReport,
 )
-from memtui.engine.codex.models import (
-    CodexHome,
-    RawMemory,
-    RolloutSummary,
-    Stage1Output,
-    ThreadMeta,
-)
+from memtui.engine.codex.models import CodexHome, ThreadMemory, ThreadMeta
 from memtui.engine.codex.naming import NOTE_NAME_RE
 from memtui.engine.codex.parsers import first_line, parse_front_matter, strip_front_matter
 from memtui.engine.codex.paths import NOTES_DIR_PARTS, RAW_MEMORIES_FILE, ROLLOUT_SUMMARIES_DIR
@@ -101,11 +96,7 @@ class MemoryImporter(Importer):
         picker = ProjectPicker(self._engine)
         db_error = database_problem(codex)
         threads = codex.threads_by_id()
-        stage1 = {item.thread_id: item for item in codex.stage1_outputs}
-        raw = {item.thread_id: item for item in codex.raw_memories}
-        summaries = {item.thread_id: item for item in codex.rollout_summaries}
-        for ref in codex.thread_ids():
-            found = stage1.get(ref), raw.get(ref), summaries.get(ref)
+        for ref, found in codex.memory_by_thread().items():
             items.append(self._import_thread(codex, ref, found, threads.get(ref), db_error,
                                              picker))
         for note in codex.notes:
@@ -127,18 +118,14 @@ class MemoryImporter(Importer):
         return known_import(self._store, kind, ref, path, self.actor)
 
     def _import_thread(self, codex: CodexHome, ref: str,
-                       found: tuple[Stage1Output | None, RawMemory | None, RolloutSummary | None],
-                       meta: ThreadMeta | None, db_error: str | None,
+                       found: ThreadMemory, meta: ThreadMeta | None, db_error: str | None,
                        picker: ProjectPicker) -> ImportItem:
         """One thread from its database row, else from the markdown files."""
         row, entry, summary = found
         memories = Path(codex.memories_dir)
         path = (codex.sqlite_path if row else str(memories / RAW_MEMORIES_FILE) if entry
                 else str(memories / ROLLOUT_SUMMARIES_DIR / summary.file) if summary else None)
-
-        def skip(reason: str, detail: str) -> ImportItem:
-            return ImportItem(KIND_THREAD, ref, OUTCOME_SKIPPED, reason, detail, path=path)
-
+        skip = partial(ImportItem, KIND_THREAD, ref, OUTCOME_SKIPPED, path=path)
         if meta is not None and not meta.memory_usable:
             return skip(REASON_MEMORY_MODE, f"memory_mode = {meta.memory_mode}, history_mode = "
                         f"{meta.history_mode}: Codex itself does not use this thread's memory")

@@ -10,6 +10,7 @@ import json
 import os
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
+from functools import partial
 from pathlib import Path
 
 from memtui.engine.codex.config import codex_sqlite_home, read_codex_config
@@ -144,12 +145,7 @@ class RolloutImporter(Importer):
     def _import_rollout(self, task: RolloutTask, modes: dict[str, str | None],
                         picker: ProjectPicker) -> ImportItem:
         ref, path = task.thread_id or Path(task.file).name, task.file
-
-        def skip(reason: str, detail: str | None = None, target: str | None = None,
-                 project: str | None = None) -> ImportItem:
-            return ImportItem(KIND_ROLLOUT, ref, OUTCOME_SKIPPED, reason, detail, target,
-                              project, path=path)
-
+        skip = partial(ImportItem, KIND_ROLLOUT, ref, OUTCOME_SKIPPED, path=path)
         if not task.thread_id:
             return skip(REASON_NO_THREAD, "no session id in the rollout or its file name")
         if not task.interactive:

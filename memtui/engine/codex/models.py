@@ -351,6 +351,10 @@ def describe_layout(layout: CodexLayout) -> LayoutInfo:
                       layout.memory_db_path, memories_dir_name(layout), unknown, layout.supported)
 
 
+ThreadMemory = tuple[Stage1Output | None, RawMemory | None, RolloutSummary | None]
+"""A thread's stage-1 row, raw memory and rollout summary (None for each one missing)."""
+
+
 @dataclass(frozen=True)
 class CodexHome(JsonMixin):
     """Everything read from one Codex home, with one ``Problem`` per item that was skipped."""
@@ -384,7 +388,11 @@ class CodexHome(JsonMixin):
         """The ``threads`` rows by thread id."""
         return {item.thread_id: item for item in self.threads}
 
-    def thread_ids(self) -> tuple[str, ...]:
-        """Every thread id seen in the database, raw memories or rollout summaries, sorted."""
-        return tuple(sorted({item.thread_id for items in (
-            self.stage1_outputs, self.raw_memories, self.rollout_summaries) for item in items}))
+    def memory_by_thread(self) -> dict[str, ThreadMemory]:
+        """Every thread id seen in the database, raw memories or rollout summaries (sorted),
+        with its stage-1 row, raw memory and rollout summary (None for each one missing)."""
+        stage1 = {item.thread_id: item for item in self.stage1_outputs}
+        raw = {item.thread_id: item for item in self.raw_memories}
+        summaries = {item.thread_id: item for item in self.rollout_summaries}
+        return {key: (stage1.get(key), raw.get(key), summaries.get(key))
+                for key in sorted({*stage1, *raw, *summaries})}

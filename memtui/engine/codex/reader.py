@@ -63,6 +63,7 @@ from memtui.store.timeutil import format_time
 
 MARKDOWN_SUFFIX = ".md"
 ParsedT = TypeVar("ParsedT")
+SafeT = TypeVar("SafeT")
 
 
 @dataclass
@@ -82,20 +83,22 @@ class _Context:
             if required:
                 self.problem(path, "file not found")
             return None
-        try:
-            return CODEX_FILES.read_text(path, self.root, self.max_file_bytes)
-        except FileProblemError as error:
-            self.problem(path, error.reason)
-            return None
+        return self.safely(path, lambda item, root: CODEX_FILES.read_text(
+            item, root, self.max_file_bytes))
 
     def entries(self, folder: Path) -> list[Path]:
         """A folder's entries but the hidden ones (a leading dot), or [] with a problem."""
-        try:
-            found = CODEX_FILES.list_folder(folder, self.root)
-        except FileProblemError as error:
-            self.problem(folder, error.reason)
-            return []
+        found = self.safely(folder, CODEX_FILES.list_folder) or []
         return [path for path in found if not path.name.startswith(".")]
+
+    def safely(self, path: Path, action: Callable[[Path, Path], SafeT]) -> SafeT | None:
+        """``action(path, root)`` (a ``CODEX_FILES`` call), or None with the problem it
+        raised (``FileProblemError``)."""
+        try:
+            return action(path, self.root)
+        except FileProblemError as error:
+            self.problem(path, error.reason)
+            return None
 
 
 def _parsed(ctx: _Context, path: Path,
@@ -136,16 +139,8 @@ def _notes(ctx: _Context, folder: Path) -> list[Note]:
 
 
 def _skills(ctx: _Context, folder: Path) -> list[str]:
-    names: list[str] = []
-    for path in ctx.entries(folder):
-        try:
-            CODEX_FILES.check_inside(path, ctx.root)
-        except FileProblemError as error:
-            ctx.problem(path, error.reason)
-            continue
-        if (path / SKILL_FILE).is_file():
-            names.append(path.name)
-    return names
+    return [path.name for path in ctx.entries(folder)
+            if ctx.safely(path, CODEX_FILES.check_inside) and (path / SKILL_FILE).is_file()]
 
 
 def _database(ctx: _Context, sqlite_home: Path, busy_timeout_s: float) -> CodexDbRead:
@@ -159,7 +154,7 @@ def _database(ctx: _Context, sqlite_home: Path, busy_timeout_s: float) -> CodexD
         ctx.problem(layout.memory_db_path or layout.memories.path, read.memory_error)
     if read.threads_error is not None:
         ctx.problem(layout.state.path, read.threads_error)
-    for reason in read.snapshot.skipped_rows if read.snapshot else ():
+    for reason in read.skipped_rows:
         ctx.problem(layout.memory_db_path or layout.memories.path, reason)
     return read
 
@@ -202,72 +197,59 @@ def read_codex_home(home: str | os.PathLike[str], now: datetime | None = None, *
     memories = layout_memories_dir(home_path, read.layout)
     files = _memory_files(ctx, home_path, memories,
                           v2=read.layout.name == LAYOUT_MEMORIES_V2)
-    snapshot = read.snapshot
     db_path = Path(read.layout.memory_db_path or codex_db_path(db_home))
     gated = read.layout.name != LAYOUT_MEMORIES_V2  # 0.169 extracts paginated threads too
     threads = tuple(ThreadMeta.from_row(row, history_gates_memory=gated)
                     for row in read.threads)
     thread_by_id = {item.thread_id: item for item in threads}
-    raw_by_id = {item.thread_id: item for item in files.raw}
-    summary_by_id = {item.thread_id: item for item in files.summaries}
+    raw_by_id = {item.thread_id: item for item in files.raw_memories}
+    summary_by_id = {item.thread_id: item for item in files.rollout_summaries}
     stage1 = tuple(Stage1Output.from_row(row, _stage1_cwd(
         row.raw_memory, thread_by_id.get(row.thread_id), raw_by_id.get(row.thread_id),
-        summary_by_id.get(row.thread_id))) for row in (snapshot.stage1_outputs if snapshot else ()))
-    jobs = tuple(Job.from_row(row, moment) for row in (snapshot.jobs if snapshot else ()))
+        summary_by_id.get(row.thread_id))) for row in read.stage1_outputs)
+    jobs = tuple(Job.from_row(row, moment) for row in read.jobs)
     layout = describe_layout(read.layout)
     return CodexHome(
         home=str(home_path), memories_dir=str(memories), sqlite_path=str(db_path),
-        summary=files.summary, task_groups=tuple(files.groups),
-        raw_memories=tuple(files.raw), rollout_summaries=tuple(files.summaries),
-        notes=tuple(files.notes), instructions=files.instructions, skills=tuple(files.skills),
-        stage1_outputs=stage1, jobs=jobs,
-        consolidation_max_thread_count=snapshot.max_thread_count if snapshot else None,
+        **vars(files), stage1_outputs=stage1, jobs=jobs,
+        consolidation_max_thread_count=read.max_thread_count,
         diagnosis=(*layout_reasons(layout, read.memory_error),
                    *diagnose_jobs(jobs, moment)),
-        problems=tuple(ctx.problems), database_read=snapshot is not None, config=config,
+        problems=tuple(ctx.problems), database_read=read.memory_read, config=config,
         home_found=home_path.is_dir(), layout=layout, threads=threads,
         sqlite_home=str(db_home),
     )
 
 
-@dataclass
+@dataclass(frozen=True)
 class _Files:
-    """What the memory files' folder holds."""
+    """What the memory files' folder holds, as the ``CodexHome`` fields of the same names."""
 
     summary: Summary | None = None
-    groups: list[TaskGroup] = field(default_factory=list)
-    raw: list[RawMemory] = field(default_factory=list)
-    summaries: list[RolloutSummary] = field(default_factory=list)
-    notes: list[Note] = field(default_factory=list)
-    skills: list[str] = field(default_factory=list)
+    task_groups: tuple[TaskGroup, ...] = ()
+    raw_memories: tuple[RawMemory, ...] = ()
+    rollout_summaries: tuple[RolloutSummary, ...] = ()
+    notes: tuple[Note, ...] = ()
     instructions: str | None = None
+    skills: tuple[str, ...] = ()
 
 
 def _memory_files(ctx: _Context, home: Path, memories: Path, *, v2: bool) -> _Files:
     """The memory files of ``memories``; in the v2 layout, where Codex writes no ``MEMORY.md``
     or ``raw_memories.md``, a missing file is no problem."""
-    files = _Files()
     if not home.is_dir():
         ctx.problem(home, "Codex home not found (or not a folder)")
-        return files
+        return _Files()
     if not os.path.lexists(memories):
         ctx.problem(memories, "folder not found (Codex has not written memories here)")
-        return files
-    try:
-        CODEX_FILES.check_inside(memories, ctx.root)
-    except FileProblemError as error:
-        ctx.problem(memories, error.reason)
-        return files
-    files.summary = _parsed(ctx, memories / MEMORY_SUMMARY_FILE, parse_memory_summary,
-                            optional=v2)
-    files.groups = _parsed(ctx, memories / MEMORY_MD_FILE, parse_memory_md, optional=v2) or []
-    files.raw = _parsed(ctx, memories / RAW_MEMORIES_FILE, parse_raw_memories,
-                        optional=v2) or []
-    files.summaries = _rollout_summaries(ctx, memories / ROLLOUT_SUMMARIES_DIR,
-                                         required=not v2)
-    files.notes = _notes(ctx, memories.joinpath(*NOTES_DIR_PARTS))
-    files.instructions = ctx.read(memories.joinpath(*AD_HOC_DIR_PARTS, INSTRUCTIONS_FILE),
-                                  required=False)
-    files.skills = _skills(ctx, memories / SKILLS_DIR)
-    return files
-
+        return _Files()
+    if ctx.safely(memories, CODEX_FILES.check_inside) is None:
+        return _Files()
+    return _Files(
+        _parsed(ctx, memories / MEMORY_SUMMARY_FILE, parse_memory_summary, optional=v2),
+        tuple(_parsed(ctx, memories / MEMORY_MD_FILE, parse_memory_md, optional=v2) or ()),
+        tuple(_parsed(ctx, memories / RAW_MEMORIES_FILE, parse_raw_memories, optional=v2) or ()),
+        tuple(_rollout_summaries(ctx, memories / ROLLOUT_SUMMARIES_DIR, required=not v2)),
+        tuple(_notes(ctx, memories.joinpath(*NOTES_DIR_PARTS))),
+        ctx.read(memories.joinpath(*AD_HOC_DIR_PARTS, INSTRUCTIONS_FILE), required=False),
+        tuple(_skills(ctx, memories / SKILLS_DIR)))
