@@ -360,7 +360,8 @@ class RecallRepository(Repository):
     def consolidations(self, user_id: str, limit: int) -> list[ConsolidationRecord]:
         """The user's consolidation records, newest first."""
         return self._all(
-            lambda row: ConsolidationRecord(row[0], row[1], row[2], row[3], _object(row[4]), row[5]),
+            lambda row: ConsolidationRecord(row[0], row[1], row[2], row[3], _object(row[4]),
+                                            row[5]),
             "SELECT id, user_id, kind, outcome, detail, at FROM consolidations "
             "WHERE user_id = ? ORDER BY at DESC, seq DESC LIMIT ?", (user_id, limit))
 
