@@ -286,9 +286,9 @@ class StoreBackend(ABC):
         """Store files other users of this machine can read, one line each (none on a server)."""
         return []
 
+    @abstractmethod
     def check_whole_store_access(self) -> None:
         """Raise ``PermissionDenied`` unless whoever runs memtui may export the whole store."""
-        return None
 
     @abstractmethod
     def failure(self, error: BaseException) -> StoreError | None:
