@@ -417,7 +417,7 @@ def _put_members(path: Path, text: str | None, top: TopLevel | None, key: str,
         return remove_top_level(text, key, str(path), top)
     if not old:
         return set_top_level(text, key, new, str(path), top)
-    for name in [name for name in {**old, **new} if old.get(name) != new.get(name)]:
+    for name in [name for name in {**new, **old} if old.get(name) != new.get(name)]:
         text = set_member(text, key, name, new.get(name), str(path), top)
         top = None  # the text changed: scanned again
     return text

@@ -152,6 +152,21 @@ def test_claude_code_hooks_of_other_events_keep_their_bytes(
     assert settings.read_text() == original
 
 
+def test_claude_code_hooks_that_were_only_the_gate_stay_indented(
+        home: Path, cli: Callable[..., Any]) -> None:
+    """Members are set before any is taken out, so the hooks object never empties midway
+    (an emptied one had the new members written at the top level's indent)."""
+    settings = home / ".claude" / "settings.json"
+    assert cli("hooks", "install", "claude-code", "--gate", "--write").code == 0
+    gate_only = json.loads(settings.read_text())
+    gate_only["hooks"] = {"PreToolUse": gate_only["hooks"]["PreToolUse"]}
+    write(settings, json.dumps(gate_only, indent=2) + "\n")
+    assert cli("hooks", "install", "claude-code", "--write").code == 0
+    installed = settings.read_text()
+    assert installed == json.dumps(json.loads(installed), indent=2, ensure_ascii=False) + "\n"
+    assert "PreToolUse" not in our_hooks(json.loads(installed))
+
+
 def test_claude_code_project_install_names_the_store_and_user(
         home: Path, tmp_path: Path, cli: Callable[..., Any]) -> None:
     project = tmp_path / "repo"
