@@ -34,7 +34,7 @@ from memtui.engine.agents.transcripts import (
     transcript_files,
 )
 from memtui.engine.codex.export_format import new_folder_refusal, write_export
-from memtui.engine.codex.import_memories import known_import, note_kind
+from memtui.engine.codex.import_memories import note_kind
 from memtui.engine.codex.import_report import (
     OUTCOME_ERROR,
     OUTCOME_IMPORTED,
@@ -88,14 +88,11 @@ class AgentsApi(Importer):
     """Imports Claude Code and Gemini CLI memories and transcripts, and exports memtui in their
     formats, as the engine's user (permissions, redaction, audit)."""
 
-    def _known(self, kind: str, ref: str, path: str | None) -> ImportItem | None:
-        return known_import(self._store, kind, ref, path, self.actor)
-
     def _write(self, kind: str, ref: str, text: str, memory_kind: str, cwd: str | None,
                path: str | None, picker: ProjectPicker) -> ImportItem:
         if not text.strip():
             return ImportItem(kind, ref, OUTCOME_SKIPPED, REASON_EMPTY, "no text", path=path)
-        return self._write_memory(kind, ref, text, memory_kind, cwd, path, picker, self._known)
+        return self._write_memory(kind, ref, text, memory_kind, cwd, path, picker)
 
     def _row_items(self, row: AgentProject, picker: ProjectPicker) -> list[ImportItem]:
         claude = row.agent == AGENT_CLAUDE

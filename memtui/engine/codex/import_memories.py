@@ -9,21 +9,16 @@ import os
 import re
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING
 
-from memtui.engine import permissions as perm
 from memtui.engine.codex.browse import database_problem
 from memtui.engine.codex.export_format import one_line
 from memtui.engine.codex.import_report import (
-    IMPORT_SOURCE,
     KIND_NOTE,
     KIND_THREAD,
     NOTE_THREAD_PREFIX,
     OUTCOME_SKIPPED,
-    REASON_ALREADY,
     REASON_DB_UNREADABLE,
     REASON_EMPTY,
-    REASON_FORGOTTEN,
     REASON_MEMORY_MODE,
     REASON_NOT_IN_DB,
     Importer,
@@ -36,9 +31,6 @@ from memtui.engine.codex.parsers import first_line, parse_front_matter, strip_fr
 from memtui.engine.codex.paths import NOTES_DIR_PARTS, RAW_MEMORIES_FILE, ROLLOUT_SUMMARIES_DIR
 from memtui.engine.codex.reader import read_codex_home
 from memtui.engine.project_picker import ProjectPicker, usable_cwd
-
-if TYPE_CHECKING:
-    from memtui.store.backend import StoreBackend
 
 ROLLOUT_SUMMARY_HEADING = "Rollout summary:"
 FALLBACK_TITLE = "Codex thread {thread_id}"
@@ -68,20 +60,6 @@ def note_kind(file_name: str, text: str) -> str:
     return "preference" if by_slug or _PREFERENCE_RE.match(first_line(text)) else "fact"
 
 
-def known_import(store: StoreBackend, kind: str, ref: str, path: str | None,
-                 actor: str) -> ImportItem | None:
-    """The skip of a memory forgotten in memtui or imported before and visible to ``actor``,
-    else None."""
-    if store.memories.is_forgotten_source(ref):
-        return ImportItem(kind, ref, OUTCOME_SKIPPED, REASON_FORGOTTEN,
-                          "its memory was forgotten in memtui", path=path)
-    memories = store.memories.get_many(store.memories.ids_for_thread(ref))
-    return next((ImportItem(kind, ref, OUTCOME_SKIPPED, REASON_ALREADY, target_id=memory.id,
-                            project=memory.project, path=path) for memory in memories
-                 if memory.source == IMPORT_SOURCE
-                 and perm.can_see(store, memory, actor)), None)
-
-
 class MemoryImporter(Importer):
     """Stage-1 outputs and ad-hoc notes of a Codex home become memtui memories, as the
     engine's user and through the engine's rules (permissions, redaction, validation)."""
@@ -108,14 +86,11 @@ class MemoryImporter(Importer):
             else:  # a note has no cwd: no project is picked
                 items.append(self._write_memory(KIND_NOTE, ref, note.text,
                                                 note_kind(note.file_name, note.text), None,
-                                                path, picker, self._known))
+                                                path, picker))
         report = ImportReport(codex.home, tuple(items), codex.problems, tuple(picker.created),
                               db_error)
         self._audit("codex_memories_imported", report)
         return report
-
-    def _known(self, kind: str, ref: str, path: str | None) -> ImportItem | None:
-        return known_import(self._store, kind, ref, path, self.actor)
 
     def _import_thread(self, codex: CodexHome, ref: str,
                        found: ThreadMemory, meta: ThreadMeta | None, db_error: str | None,
@@ -146,5 +121,4 @@ class MemoryImporter(Importer):
             text = thread_memory_text(ref, raw_memory, rollout_summary)
         cwd = row.cwd if row else (  # a row's cwd already falls back on the files'
             (entry.cwd if entry else None) or (summary.cwd if summary else None))
-        return self._write_memory(KIND_THREAD, ref, text, "fact", usable_cwd(cwd), path, picker,
-                                  self._known)
+        return self._write_memory(KIND_THREAD, ref, text, "fact", usable_cwd(cwd), path, picker)

@@ -4,10 +4,10 @@ the text rules the imports share."""
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from memtui.engine import permissions as perm
 from memtui.engine.base import EngineArea
 from memtui.engine.codex.models import Problem
 from memtui.engine.project_picker import ProjectPicker, usable_cwd
@@ -116,10 +116,6 @@ class ImportReport(JsonMixin):
                 "problems": [problem.to_json() for problem in self.problems]}
 
 
-KnownSkip = Callable[[str, str, str | None], "ImportItem | None"]
-"""(kind, ref, path) -> the skip of an item memtui already has (imported or forgotten)."""
-
-
 class Importer(EngineArea):
     """An engine area that imports: it audits each import that had items."""
 
@@ -131,14 +127,26 @@ class Importer(EngineArea):
         with self._store.transaction():
             self._store.audit.append(self.actor, action, None, detail)
 
+    def _known(self, kind: str, ref: str, path: str | None) -> ImportItem | None:
+        """The skip of a memory forgotten in memtui or imported before and visible to the
+        actor, else None."""
+        memories = self._store.memories
+        if memories.is_forgotten_source(ref):
+            return ImportItem(kind, ref, OUTCOME_SKIPPED, REASON_FORGOTTEN,
+                              "its memory was forgotten in memtui", path=path)
+        return next((ImportItem(kind, ref, OUTCOME_SKIPPED, REASON_ALREADY, target_id=memory.id,
+                                project=memory.project, path=path)
+                     for memory in memories.get_many(memories.ids_for_thread(ref))
+                     if memory.source == IMPORT_SOURCE
+                     and perm.can_see(self._store, memory, self.actor)), None)
+
     def _write_memory(self, kind: str, ref: str, text: str, memory_kind: str,
-                      cwd: str | None, path: str | None, picker: ProjectPicker,
-                      skip: KnownSkip) -> ImportItem:
+                      cwd: str | None, path: str | None, picker: ProjectPicker) -> ImportItem:
         """``text`` as one memory (redacted, cut to size) in the project ``picker`` gives
-        ``cwd``, unless ``skip`` says memtui has it already; an error is the item's outcome."""
+        ``cwd``, unless memtui has it already; an error is the item's outcome."""
         try:
             with self._store.transaction():
-                known = skip(kind, ref, path)
+                known = self._known(kind, ref, path)
                 if known is not None:
                     return known
                 project = picker.project_for(cwd) if cwd else None
