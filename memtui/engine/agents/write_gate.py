@@ -291,9 +291,9 @@ class WriteGateApi(EngineArea):
                          session, check_text(tool, "tool"), project_dir, folder, path, text,
                          None if current is None else _sha(current), "", now, now)
         same = _unstamped(text, session)
+        # an earlier memtui marked the write as Claude Code 2.1.197 stamps it
+        earlier = saved_text(path, "Write", cleaned, None, session, OLDEST, "")
         with self._store.transaction():
-            earlier = saved_text(path, "Write", cleaned, None, session, OLDEST, "")
-            # an earlier memtui marked the write as Claude Code 2.1.197 stamps it
             if any(self._store.memories.is_forgotten_source(mark) for mark in (
                     _mark(path, same), _mark(path, _without_session(earlier, session)))):
                 return None
