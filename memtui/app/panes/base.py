@@ -41,7 +41,8 @@ DETAIL_BINDINGS: list[BindingType] = [
 
 @dataclass
 class JobDone(Message):
-    """A thread job (``JobRunner.run_job``) finished: ``done`` takes its result or error."""
+    """Run ``done(result, error)`` on the UI thread: a thread job's end (``run_job``), or
+    an extraction's progress."""
 
     done: Callable[[Any, str | None], None]
     result: Any = None
