@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
+import sys
 
 from memtui.cli.common import Command, arg, number_type
 from memtui.cli.context import CliContext
@@ -19,6 +21,9 @@ def serve(ctx: CliContext, args: argparse.Namespace) -> int:
     from memtui.engine.agent_setup import codex_home_for_worker
     from memtui.service.server import MemoryService
 
+    if not logging.getLogger().handlers:  # the service logs to stderr
+        logging.basicConfig(stream=sys.stderr, level=logging.INFO,
+                            format="memtui serve: %(message)s")
     codex_home = codex_home_for_worker(args.codex_home) if args.worker else None
     return MemoryService(ctx.db_target, ctx.user, args.socket, worker=args.worker,
                          interval_s=args.interval, create_folder=not ctx.db_named,

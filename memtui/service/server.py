@@ -15,7 +15,6 @@ import selectors
 import signal
 import socket
 import stat
-import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -384,11 +383,8 @@ class MemoryService:
         self._store = None
 
     def run(self) -> int:
-        """Serve in this (main) thread until SIGTERM/SIGINT (``memtui serve``), logging to
-        stderr; returns the exit status."""
-        if not logging.getLogger().handlers:
-            logging.basicConfig(stream=sys.stderr, level=logging.INFO,
-                                format="memtui serve: %(message)s")
+        """Serve in this (main) thread until SIGTERM/SIGINT (``memtui serve``); returns the
+        exit status."""
         self.start()
 
         def on_signal(signum: int, _frame: FrameType | None) -> None:
